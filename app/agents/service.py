@@ -1,0 +1,206 @@
+"""Rules for agent manifests: every reference checked against the agent's space."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.agents import repository
+from app.agents.models import Agent
+from app.errors import DomainError, Forbidden, NotFound
+from app.ids import new_id
+from app.knowledge import repository as knowledge_repository
+from app.principal import Principal
+from app.skills import repository as skills_repository
+from app.spaces import repository as spaces_repository
+from app.tools import repository as tools_repository
+from app.validation import SEMVER, check_not_blank, check_range
+
+MAX_STEPS_LIMIT = 50
+
+
+@dataclass
+class AgentInput:
+    """Fields of createAgent / updateAgent; None means "not given"."""
+
+    space_id: str | None = None
+    name: str | None = None
+    model: str | None = None
+    system_prompt: str | None = None
+    max_steps: int | None = None
+    mounted_kb_ids: list[str] | None = None
+    activated_tool_ids: list[str] | None = None
+    bound_skill_ids: list[str] | None = None
+
+
+def split_skill_reference(reference: str) -> tuple[str, str | None]:
+    """``sk_email_draft@1.2.0`` → (``sk_email_draft``, ``1.2.0``)."""
+    skill_id, _, version = reference.partition("@")
+    return skill_id, version or None
+
+
+def manifest(agent: Agent) -> dict[str, Any]:
+    return {
+        "model": agent.model,
+        "systemPrompt": agent.system_prompt,
+        "mountedKbs": list(agent.mounted_kb_ids),
+        "activatedTools": list(agent.activated_tool_ids),
+        "boundSkills": list(agent.bound_skill_ids),
+        "maxSteps": agent.max_steps,
+    }
+
+
+async def get_agent_for(session: AsyncSession, principal: Principal, agent_id: str) -> Agent | None:
+    agent = await repository.get_agent(session, agent_id)
+    if agent is None or not principal.can_read_space(agent.space_id):
+        return None
+    return agent
+
+
+async def _check_tools(
+    session: AsyncSession, space_id: str, tool_ids: list[str], already: list[str]
+) -> list[str]:
+    unique = list(dict.fromkeys(tool_ids))
+    # References the agent already holds stay valid when a tool is later disabled.
+    to_check = [tool_id for tool_id in unique if tool_id not in already]
+    visible = await tools_repository.visible_tool_ids(session, space_id, to_check)
+    for index, tool_id in enumerate(unique):
+        if tool_id in to_check and tool_id not in visible:
+            raise DomainError(
+                "NOT_VISIBLE",
+                f"Tool {tool_id!r} is not an active tool visible in space {space_id!r}.",
+                ["input", "activatedToolIds", str(index)],
+            )
+    return unique
+
+
+async def _check_skills(
+    session: AsyncSession, space_id: str, references: list[str], already: list[str]
+) -> list[str]:
+    unique = list(dict.fromkeys(references))
+    skills = {
+        skill.skill_id: skill
+        for skill in await skills_repository.skills_by_ids(
+            session, [split_skill_reference(reference)[0] for reference in unique]
+        )
+    }
+    for index, reference in enumerate(unique):
+        field = ["input", "boundSkillIds", str(index)]
+        skill_id, version = split_skill_reference(reference)
+        skill = skills.get(skill_id)
+        if skill is None or (skill.space_id is not None and skill.space_id != space_id):
+            raise DomainError(
+                "NOT_VISIBLE", f"Skill {skill_id!r} is not a skill of space {space_id!r} or global.", field
+            )
+        if reference in already:
+            continue
+        if skill.status == "ARCHIVED":
+            raise DomainError("ARCHIVED", f"Skill {skill_id!r} is archived.", field)
+        if version is not None:
+            if not SEMVER.match(version) or await skills_repository.get_version(
+                session, skill_id, version
+            ) is None:
+                raise DomainError(
+                    "NOT_FOUND", f"Skill {skill_id!r} has no version {version!r}.", field
+                )
+    return unique
+
+
+async def _check_knowledge_bases(
+    session: AsyncSession, space_id: str, kb_ids: list[str]
+) -> list[str]:
+    unique = list(dict.fromkeys(kb_ids))
+    found = {
+        kb.id: kb for kb in await knowledge_repository.knowledge_bases_by_ids(session, unique)
+    }
+    for index, kb_id in enumerate(unique):
+        kb = found.get(kb_id)
+        if kb is None or kb.space_id != space_id:
+            raise DomainError(
+                "NOT_VISIBLE",
+                f"Knowledge base {kb_id!r} is not a knowledge base of space {space_id!r}.",
+                ["input", "mountedKnowledgeBaseIds", str(index)],
+            )
+    return unique
+
+
+async def _apply(session: AsyncSession, agent: Agent, data: AgentInput) -> None:
+    if data.name is not None:
+        agent.name = check_not_blank(data.name, ["input", "name"])
+    if data.model is not None:
+        agent.model = check_not_blank(data.model, ["input", "model"])
+    if data.system_prompt is not None:
+        agent.system_prompt = data.system_prompt
+    if data.max_steps is not None:
+        agent.max_steps = check_range(data.max_steps, 1, MAX_STEPS_LIMIT, ["input", "maxSteps"])
+    if data.activated_tool_ids is not None:
+        agent.activated_tool_ids = await _check_tools(
+            session, agent.space_id, data.activated_tool_ids, list(agent.activated_tool_ids or [])
+        )
+    if data.bound_skill_ids is not None:
+        agent.bound_skill_ids = await _check_skills(
+            session, agent.space_id, data.bound_skill_ids, list(agent.bound_skill_ids or [])
+        )
+    if data.mounted_kb_ids is not None:
+        agent.mounted_kb_ids = await _check_knowledge_bases(
+            session, agent.space_id, data.mounted_kb_ids
+        )
+
+
+async def create_agent(session: AsyncSession, principal: Principal, data: AgentInput) -> Agent:
+    space_id = data.space_id or ""
+    if (
+        not principal.can_read_space(space_id)
+        or await spaces_repository.get_space(session, space_id) is None
+    ):
+        raise NotFound("Space", space_id, ["input", "spaceId"])
+    if not principal.can_manage_space(space_id):
+        raise Forbidden("This key may not create agents in that space.", ["input", "spaceId"])
+    for required in ("name", "model", "system_prompt"):
+        if getattr(data, required) is None:
+            raise DomainError("REQUIRED", f"{required} is required.", ["input", required])
+    agent = Agent(
+        id=new_id("ag_"),
+        space_id=space_id,
+        name="",
+        model="",
+        system_prompt="",
+        max_steps=5,
+        status="ACTIVE",
+        mounted_kb_ids=[],
+        activated_tool_ids=[],
+        bound_skill_ids=[],
+    )
+    await _apply(session, agent, data)
+    session.add(agent)
+    await session.flush()
+    return agent
+
+
+async def _require_manageable(session: AsyncSession, principal: Principal, agent_id: str) -> Agent:
+    agent = await get_agent_for(session, principal, agent_id)
+    if agent is None:
+        raise NotFound("Agent", agent_id, ["input", "id"])
+    if not principal.can_manage_space(agent.space_id):
+        raise Forbidden("This key may read this agent but not change it.", ["input", "id"])
+    return agent
+
+
+async def update_agent(
+    session: AsyncSession, principal: Principal, agent_id: str, data: AgentInput
+) -> Agent:
+    agent = await _require_manageable(session, principal, agent_id)
+    await _apply(session, agent, data)
+    await session.flush()
+    return agent
+
+
+async def set_agent_status(
+    session: AsyncSession, principal: Principal, agent_id: str, status: str
+) -> Agent:
+    agent = await _require_manageable(session, principal, agent_id)
+    agent.status = status
+    await session.flush()
+    return agent

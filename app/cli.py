@@ -1,0 +1,104 @@
+"""The ``quiver`` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import typer
+
+from app.config import Settings
+from app.principal import Role
+
+cli = typer.Typer(help="Quiver: a capability catalog and runtime for AI agents.", no_args_is_help=True)
+apikey_cli = typer.Typer(help="Manage API keys.", no_args_is_help=True)
+cli.add_typer(apikey_cli, name="apikey")
+
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "schema.graphql"
+
+
+def _configure_logging(settings: Settings) -> None:
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+
+
+@cli.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
+    port: int = typer.Option(8000, help="Port to listen on."),
+) -> None:
+    """Migrate the database, load the builtin catalog and serve GraphQL at /graphql."""
+    import uvicorn
+
+    from app.main import create_app
+
+    settings = Settings()
+    _configure_logging(settings)
+    app = create_app(settings, prepare=True)
+    typer.echo(f"Quiver on http://{host}:{port}/graphql (GraphiQL in a browser), database {settings.database_url}")
+    uvicorn.run(app, host=host, port=port, log_level=settings.log_level.lower())
+
+
+@cli.command()
+def migrate() -> None:
+    """Migrate the database to the latest revision."""
+    from app.migrate import upgrade
+
+    settings = Settings()
+    upgrade(settings.database_url)
+    typer.echo("database is at the latest revision")
+
+
+@apikey_cli.command("create")
+def apikey_create(
+    admin: bool = typer.Option(False, "--admin", help="An ADMIN key, reaching every space."),
+    space: str | None = typer.Option(None, "--space", help="The space of a non-admin key (sp_…)."),
+    role: Role | None = typer.Option(None, "--role", help="SPACE_ADMIN, MEMBER or VIEWER."),
+    label: str | None = typer.Option(None, "--label", help="A note to recognise the key by."),
+) -> None:
+    """Create an API key and print it once, alone on the last line."""
+    if admin == (space is not None):
+        raise typer.BadParameter("give either --admin, or --space with --role")
+    if not admin and (role is None or role is Role.ADMIN):
+        raise typer.BadParameter("--space needs --role SPACE_ADMIN, MEMBER or VIEWER")
+    raw = asyncio.run(_create_key(Role.ADMIN if admin else role, space, label))  # type: ignore[arg-type]
+    typer.echo("API key created; it is shown only now:")
+    typer.echo(raw)
+
+
+async def _create_key(role: Role, space_id: str | None, label: str | None) -> str:
+    from app.catalog.loader import load_builtin_catalog
+    from app.db import create_engine, create_session_factory
+    from app.errors import DomainError
+    from app.migrate import upgrade_async
+    from app.spaces import service
+
+    settings = Settings()
+    await upgrade_async(settings.database_url)
+    engine = create_engine(settings.database_url)
+    try:
+        async with create_session_factory(engine)() as session, session.begin():
+            await load_builtin_catalog(session)
+            try:
+                _, raw = await service.create_api_key(session, role=role, space_id=space_id, label=label)
+            except DomainError as error:
+                typer.echo(f"error: {error.message}", err=True)
+                raise typer.Exit(code=2) from None
+    finally:
+        await engine.dispose()
+    return raw
+
+
+@cli.command("export-schema")
+def export_schema(
+    output: Path = typer.Option(SCHEMA_PATH, help="Where to write the SDL."),
+) -> None:
+    """Write the GraphQL schema (SDL) to schema/schema.graphql."""
+    from app.main import schema_sdl
+
+    output.write_text(schema_sdl(), encoding="utf-8")
+    typer.echo(f"wrote {output}")
+
+
+def main() -> None:
+    cli()

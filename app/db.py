@@ -1,0 +1,98 @@
+"""Declarative base, column types and the async engine / session factory."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, DateTime, MetaData, event, literal
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import DeclarativeBase
+from sqlalchemy.types import TypeDecorator
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+#: JSON everywhere, JSONB on PostgreSQL.
+JsonType = JSON().with_variant(JSONB(), "postgresql")
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC datetimes on every backend (SQLite stores them naive)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def create_engine(database_url: str) -> AsyncEngine:
+    engine = create_async_engine(database_url, pool_pre_ping=not database_url.startswith("sqlite"))
+    if engine.dialect.name == "sqlite":
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA busy_timeout=5000")
+            cursor.close()
+
+    return engine
+
+
+def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(engine, expire_on_commit=False)
+
+
+class JsonArrayContains(ColumnElement[bool]):
+    """``value`` is an element of the JSON array in ``column`` (portable SQLite/PostgreSQL)."""
+
+    inherit_cache = True
+    type = Boolean()
+
+    def __init__(self, column: ColumnElement[Any], value: str) -> None:
+        self.column = column
+        self.value = literal(value)
+
+
+@compiles(JsonArrayContains, "sqlite")
+def _json_contains_sqlite(element: JsonArrayContains, compiler: Any, **kw: Any) -> str:
+    column = compiler.process(element.column, **kw)
+    value = compiler.process(element.value, **kw)
+    return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE json_each.value = {value})"
+
+
+@compiles(JsonArrayContains, "postgresql")
+def _json_contains_postgresql(element: JsonArrayContains, compiler: Any, **kw: Any) -> str:
+    column = compiler.process(element.column, **kw)
+    value = compiler.process(element.value, **kw)
+    return f"jsonb_exists({column}, {value})"

@@ -1,0 +1,220 @@
+"""The composition root: settings, engine, secrets, auth and the GraphQL router on FastAPI.
+
+It is the one module of ``app`` allowed to import ``schema`` (see the import-linter
+contract in pyproject.toml): everything else in ``app`` knows nothing of GraphQL.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from starlette.requests import HTTPConnection, Request
+from starlette.types import ASGIApp, Receive, Scope, Send
+from strawberry.exceptions import ConnectionRejectionError
+from strawberry.fastapi import GraphQLRouter
+
+from app.catalog.loader import load_builtin_catalog
+from app.config import Settings
+from app.crypto import SecretBox, load_secret_box
+from app.db import create_engine, create_session_factory
+from app.principal import Principal
+from app.spaces import service as spaces_service
+from schema.context import Context
+from schema.schema import build_schema, export_sdl
+
+logger = logging.getLogger("quiver")
+
+GRAPHQL_PATH = "/graphql"
+KEY_CACHE_SECONDS = 10.0
+PRINCIPAL_SCOPE_KEY = "quiver.principal"
+
+
+@dataclass
+class Services:
+    settings: Settings
+    engine: AsyncEngine
+    session_factory: async_sessionmaker[AsyncSession]
+    secret_box: SecretBox
+
+
+class KeyCache:
+    """Authenticated keys for a few seconds, so a burst of requests costs one look-up."""
+
+    def __init__(self, session_factory: async_sessionmaker[AsyncSession]) -> None:
+        self._session_factory = session_factory
+        self._entries: dict[str, tuple[float, Principal | None]] = {}
+
+    async def principal(self, raw_key: str) -> Principal | None:
+        now = time.monotonic()
+        cached = self._entries.get(raw_key)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        async with self._session_factory() as session:
+            principal = await spaces_service.authenticate(session, raw_key)
+        if len(self._entries) > 10_000:
+            self._entries.clear()
+        self._entries[raw_key] = (now + KEY_CACHE_SECONDS, principal)
+        return principal
+
+
+def bearer_token(header: str | None) -> str | None:
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def _unauthenticated(message: str) -> JSONResponse:
+    return JSONResponse(
+        {"data": None, "errors": [{"message": message, "extensions": {"code": "UNAUTHENTICATED"}}]},
+        status_code=401,
+        headers={"WWW-Authenticate": 'Bearer realm="quiver"'},
+    )
+
+
+class AuthMiddleware:
+    """Every GraphQL HTTP request needs ``Authorization: Bearer <key>``.
+
+    The GraphiQL page itself (a browser GET asking for HTML, without a query) is
+    served without a key; WebSockets authenticate in ``connection_init``.
+    """
+
+    def __init__(self, app: ASGIApp, keys: KeyCache) -> None:
+        self.app = app
+        self.keys = keys
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].rstrip("/") == GRAPHQL_PATH:
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        is_ide_page = (
+            request.method == "GET"
+            and "text/html" in request.headers.get("accept", "")
+            and "query" not in request.query_params
+        )
+        if is_ide_page:
+            await self.app(scope, receive, send)
+            return
+        token = bearer_token(request.headers.get("authorization"))
+        if token is None:
+            await _unauthenticated("Missing API key: send `Authorization: Bearer <key>`.")(scope, receive, send)
+            return
+        principal = await self.keys.principal(token)
+        if principal is None:
+            await _unauthenticated("Invalid or revoked API key.")(scope, receive, send)
+            return
+        scope[PRINCIPAL_SCOPE_KEY] = principal
+        await self.app(scope, receive, send)
+
+
+class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
+    keys: KeyCache
+
+    async def on_ws_connect(self, context: Context) -> dict[str, object] | None:
+        params = context.connection_params if isinstance(context.connection_params, dict) else {}
+        raw = params.get("Authorization") or params.get("authorization")
+        token = bearer_token(raw) if isinstance(raw, str) else None
+        if token is None and isinstance(params.get("apiKey"), str):
+            token = str(params["apiKey"])
+        principal = await self.keys.principal(token) if token else None
+        if principal is None:
+            raise ConnectionRejectionError({"message": "Invalid or missing API key."})
+        context.viewer = principal
+        return None
+
+
+async def prepare_database(services: Services) -> str | None:
+    """Migrate to head, load the builtin catalog and make sure an admin key exists.
+
+    Returns a newly created admin key (first run only), to be printed once.
+    """
+    from app.migrate import upgrade_async
+
+    await upgrade_async(services.settings.database_url)
+    async with services.session_factory() as session, session.begin():
+        await load_builtin_catalog(session)
+        if services.settings.admin_token:
+            await spaces_service.ensure_admin_token(session, services.settings.admin_token)
+            return None
+        return await spaces_service.create_first_admin_key(session)
+
+
+def build_services(settings: Settings) -> Services:
+    engine = create_engine(settings.database_url)
+    return Services(
+        settings=settings,
+        engine=engine,
+        session_factory=create_session_factory(engine),
+        secret_box=load_secret_box(settings),
+    )
+
+
+def create_app(settings: Settings | None = None, *, prepare: bool = False) -> FastAPI:
+    """The ASGI app. With ``prepare``, the lifespan migrates and loads the catalog first."""
+    settings = settings or Settings()
+    services = build_services(settings)
+    keys = KeyCache(services.session_factory)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if prepare:
+            new_key = await prepare_database(services)
+            if new_key:
+                print_first_admin_key(new_key)
+        yield
+        await services.engine.dispose()
+
+    async def get_context(connection: HTTPConnection) -> Context:
+        principal = connection.scope.get(PRINCIPAL_SCOPE_KEY)
+        return Context(
+            session_factory=services.session_factory,
+            settings=settings,
+            secret_box=services.secret_box,
+            viewer=principal,
+        )
+
+    router = QuiverGraphQLRouter(
+        build_schema(settings),
+        path=GRAPHQL_PATH,
+        context_getter=get_context,
+        graphql_ide="graphiql" if settings.graphiql else None,
+    )
+    router.keys = keys
+
+    app = FastAPI(title="Quiver", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.services = services
+    app.include_router(router)
+    app.add_middleware(AuthMiddleware, keys=keys)
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, Any]:
+        async with services.session_factory() as session:
+            await session.execute(text("SELECT 1"))
+        return {"status": "ok"}
+
+    return app
+
+
+def print_first_admin_key(raw_key: str) -> None:
+    """Shown once: the key is stored only as a hash."""
+    print(
+        "No API key existed, so an ADMIN key was created. It is shown only now; keep it safe:",
+        flush=True,
+    )
+    print(raw_key, flush=True)
+
+
+def schema_sdl() -> str:
+    return export_sdl()

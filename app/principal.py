@@ -1,0 +1,48 @@
+"""Who is calling: the principal behind an API key, and what it may reach."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    ADMIN = "ADMIN"
+    SPACE_ADMIN = "SPACE_ADMIN"
+    MEMBER = "MEMBER"
+    VIEWER = "VIEWER"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """An authenticated caller. ``space_id`` is None only for ADMIN keys."""
+
+    key_id: str
+    role: Role
+    space_id: str | None
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role is Role.ADMIN
+
+    def can_read_space(self, space_id: str | None) -> bool:
+        return self.is_admin or (space_id is not None and space_id == self.space_id)
+
+    def can_manage_space(self, space_id: str | None) -> bool:
+        """Create and change custom tools, skills, KBs and agents of that space."""
+        return self.is_admin or (
+            self.role is Role.SPACE_ADMIN and space_id is not None and space_id == self.space_id
+        )
+
+    def can_invoke_in_space(self, space_id: str) -> bool:
+        return self.is_admin or (
+            space_id == self.space_id and self.role in (Role.SPACE_ADMIN, Role.MEMBER)
+        )
+
+    @property
+    def reach(self) -> str | None:
+        """The space a listing is limited to; None means every space."""
+        return None if self.is_admin else self.space_id
+
+
+SYSTEM_PRINCIPAL = Principal(key_id="system", role=Role.ADMIN, space_id=None)

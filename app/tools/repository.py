@@ -1,0 +1,243 @@
+"""Every SQL statement about tools, MCP servers and their bindings."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Select, delete, exists, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.elements import ColumnElement
+
+from app.db import JsonArrayContains
+from app.pagination import Page, PageRequest, count, fetch_page
+from app.tools.models import McpServer, McpServerSpaceBinding, ToolDefinition, ToolSpaceBinding
+from app.tools.visibility import tool_visible_in_space, tool_visible_somewhere
+
+
+@dataclass(frozen=True)
+class ToolFilter:
+    type: str | None = None
+    tags: Sequence[str] = ()
+    group: str | None = None
+    search: str | None = None
+    mcp_server_id: str | None = None
+
+
+def _filtered(statement: Select[tuple[ToolDefinition]], tool_filter: ToolFilter | None) -> Select[tuple[ToolDefinition]]:
+    if tool_filter is None:
+        return statement
+    if tool_filter.type is not None:
+        statement = statement.where(ToolDefinition.type == tool_filter.type)
+    for tag in tool_filter.tags:
+        statement = statement.where(JsonArrayContains(ToolDefinition.tags, tag))
+    if tool_filter.group is not None:
+        statement = statement.where(ToolDefinition.group == tool_filter.group)
+    if tool_filter.search:
+        term = tool_filter.search
+        statement = statement.where(
+            or_(
+                ToolDefinition.name.icontains(term, autoescape=True),
+                ToolDefinition.label.icontains(term, autoescape=True),
+                ToolDefinition.description.icontains(term, autoescape=True),
+            )
+        )
+    if tool_filter.mcp_server_id is not None:
+        statement = statement.where(ToolDefinition.mcp_server_id == tool_filter.mcp_server_id)
+    return statement
+
+
+def tools_statement(
+    visibility: ColumnElement[bool], tool_filter: ToolFilter | None
+) -> Select[tuple[ToolDefinition]]:
+    return _filtered(select(ToolDefinition).where(visibility), tool_filter)
+
+
+async def list_tools(
+    session: AsyncSession,
+    space_id: str | None,
+    page: PageRequest,
+    tool_filter: ToolFilter | None = None,
+    *,
+    include_inactive: bool = False,
+) -> Page[ToolDefinition]:
+    """Tools visible in ``space_id`` (every tool when None), one keyset page."""
+    visibility = tool_visible_somewhere(space_id, include_inactive=include_inactive)
+    return await fetch_page(
+        session, tools_statement(visibility, tool_filter), ToolDefinition.tool_id, page
+    )
+
+
+async def count_tools(
+    session: AsyncSession,
+    space_id: str | None,
+    tool_filter: ToolFilter | None = None,
+    *,
+    include_inactive: bool = False,
+) -> int:
+    visibility = tool_visible_somewhere(space_id, include_inactive=include_inactive)
+    return await count(session, tools_statement(visibility, tool_filter))
+
+
+async def get_tool(session: AsyncSession, tool_id: str) -> ToolDefinition | None:
+    return await session.get(ToolDefinition, tool_id)
+
+
+async def tools_by_ids(session: AsyncSession, tool_ids: Sequence[str]) -> list[ToolDefinition]:
+    if not tool_ids:
+        return []
+    statement = select(ToolDefinition).where(ToolDefinition.tool_id.in_(tool_ids))
+    return list((await session.scalars(statement)).all())
+
+
+async def is_tool_visible(
+    session: AsyncSession, tool_id: str, space_id: str, *, include_inactive: bool = False
+) -> bool:
+    statement = select(
+        exists().where(
+            ToolDefinition.tool_id == tool_id,
+            tool_visible_in_space(space_id, include_inactive=include_inactive),
+        )
+    )
+    return bool(await session.scalar(statement))
+
+
+async def visible_tool_ids(
+    session: AsyncSession, space_id: str, tool_ids: Sequence[str]
+) -> set[str]:
+    """The subset of ``tool_ids`` that are ACTIVE and visible in ``space_id``."""
+    if not tool_ids:
+        return set()
+    statement = select(ToolDefinition.tool_id).where(
+        ToolDefinition.tool_id.in_(tool_ids), tool_visible_in_space(space_id)
+    )
+    return set((await session.scalars(statement)).all())
+
+
+async def name_taken(
+    session: AsyncSession, name: str, space_ids: Sequence[str] | None, exclude_tool_id: str | None = None
+) -> bool:
+    """A non-archived BUILTIN/CUSTOM tool with ``name`` is visible in any of ``space_ids``.
+
+    ``space_ids=None`` stands for a global tool, which clashes with every such tool.
+    MCP tools are namespaced by their server and never clash.
+    """
+    statement = select(ToolDefinition.tool_id).where(
+        ToolDefinition.name == name,
+        ToolDefinition.mcp_server_id.is_(None),
+        ToolDefinition.status != "ARCHIVED",
+    )
+    if exclude_tool_id is not None:
+        statement = statement.where(ToolDefinition.tool_id != exclude_tool_id)
+    if space_ids is not None:
+        statement = statement.where(
+            or_(*(tool_visible_in_space(space_id, include_inactive=True) for space_id in space_ids))
+        )
+    return (await session.scalar(statement.limit(1))) is not None
+
+
+async def tool_bindings(
+    session: AsyncSession, tool_ids: Sequence[str]
+) -> dict[str, list[str]]:
+    """Bound space ids per tool id (missing key: no rows)."""
+    result: dict[str, list[str]] = defaultdict(list)
+    if not tool_ids:
+        return result
+    statement = (
+        select(ToolSpaceBinding.tool_id, ToolSpaceBinding.space_id)
+        .where(ToolSpaceBinding.tool_id.in_(tool_ids))
+        .order_by(ToolSpaceBinding.tool_id, ToolSpaceBinding.space_id)
+    )
+    for tool_id, space_id in (await session.execute(statement)).all():
+        result[tool_id].append(space_id)
+    return result
+
+
+async def server_bindings(
+    session: AsyncSession, server_ids: Sequence[str]
+) -> dict[str, list[str]]:
+    result: dict[str, list[str]] = defaultdict(list)
+    if not server_ids:
+        return result
+    statement = (
+        select(McpServerSpaceBinding.server_id, McpServerSpaceBinding.space_id)
+        .where(McpServerSpaceBinding.server_id.in_(server_ids))
+        .order_by(McpServerSpaceBinding.server_id, McpServerSpaceBinding.space_id)
+    )
+    for server_id, space_id in (await session.execute(statement)).all():
+        result[server_id].append(space_id)
+    return result
+
+
+async def replace_tool_bindings(session: AsyncSession, tool_id: str, space_ids: Sequence[str]) -> None:
+    await session.execute(delete(ToolSpaceBinding).where(ToolSpaceBinding.tool_id == tool_id))
+    session.add_all(ToolSpaceBinding(tool_id=tool_id, space_id=space_id) for space_id in space_ids)
+    await session.flush()
+
+
+async def replace_server_bindings(
+    session: AsyncSession, server_id: str, space_ids: Sequence[str]
+) -> None:
+    await session.execute(
+        delete(McpServerSpaceBinding).where(McpServerSpaceBinding.server_id == server_id)
+    )
+    session.add_all(
+        McpServerSpaceBinding(server_id=server_id, space_id=space_id) for space_id in space_ids
+    )
+    await session.flush()
+
+
+async def has_tool_bindings(session: AsyncSession, tool_id: str) -> bool:
+    statement = select(exists().where(ToolSpaceBinding.tool_id == tool_id))
+    return bool(await session.scalar(statement))
+
+
+# ---------------------------------------------------------------- MCP servers
+
+
+def _server_visible(space_id: str) -> ColumnElement[bool]:
+    return or_(
+        ~exists().where(McpServerSpaceBinding.server_id == McpServer.id),
+        exists().where(
+            McpServerSpaceBinding.server_id == McpServer.id,
+            McpServerSpaceBinding.space_id == space_id,
+        ),
+    )
+
+
+def _servers_statement(space_id: str | None) -> Select[tuple[McpServer]]:
+    statement = select(McpServer)
+    if space_id is not None:
+        statement = statement.where(_server_visible(space_id))
+    return statement
+
+
+async def list_servers(
+    session: AsyncSession, space_id: str | None, page: PageRequest
+) -> Page[McpServer]:
+    return await fetch_page(session, _servers_statement(space_id), McpServer.id, page)
+
+
+async def count_servers(session: AsyncSession, space_id: str | None) -> int:
+    return await count(session, _servers_statement(space_id))
+
+
+async def get_server(session: AsyncSession, server_id: str) -> McpServer | None:
+    return await session.get(McpServer, server_id)
+
+
+async def is_server_visible(session: AsyncSession, server_id: str, space_id: str) -> bool:
+    statement = select(exists().where(McpServer.id == server_id, _server_visible(space_id)))
+    return bool(await session.scalar(statement))
+
+
+async def servers_by_ids(session: AsyncSession, server_ids: Sequence[str]) -> list[McpServer]:
+    if not server_ids:
+        return []
+    statement = select(McpServer).where(McpServer.id.in_(server_ids))
+    return list((await session.scalars(statement)).all())
+
+
+async def get_server_by_name(session: AsyncSession, name: str) -> McpServer | None:
+    return await session.scalar(select(McpServer).where(McpServer.name == name))

@@ -1,0 +1,391 @@
+"""Rules for tools, MCP server records and bindings."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.crypto import SecretBox
+from app.errors import DomainError, Forbidden, NotFound
+from app.ids import new_id
+from app.principal import Principal, Role
+from app.spaces import repository as spaces_repository
+from app.tools import repository
+from app.tools.models import McpServer, ToolDefinition
+from app.validation import (
+    check_http_url,
+    check_json_schema,
+    check_not_blank,
+    check_range,
+    check_version,
+)
+
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+MCP_SERVER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+AUTH_TYPES = ("NONE", "API_KEY", "HEADER", "OAUTH_CLIENT_CREDENTIALS", "BEARER")
+TRANSPORTS = ("STREAMABLE_HTTP", "SSE", "STDIO")
+MAX_TIMEOUT_MS = 600_000
+MAX_RETRIES = 5
+# Fields of BUILTIN and MCP tools that come from code or discovery, not from admins.
+DECLARED_FIELDS = ("label", "description", "input_schema", "output_schema", "endpoint", "auth")
+
+
+@dataclass
+class AuthConfig:
+    type: str = "NONE"
+    header_name: str | None = None
+    secret: str | None = None
+    token_url: str | None = None
+    client_id: str | None = None
+    scopes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ToolInput:
+    """Fields of createTool / updateTool; None means "not given"."""
+
+    name: str | None = None
+    label: str | None = None
+    description: str | None = None
+    input_schema: Any = None
+    output_schema: Any = None
+    endpoint: str | None = None
+    auth: AuthConfig | None = None
+    side_effect: str | None = None
+    timeout_ms: int | None = None
+    max_retries: int | None = None
+    tags: list[str] | None = None
+    group: str | None = None
+    allowed_roles: list[str] | None = None
+    version: str | None = None
+    owner: str | None = None
+    space_ids: list[str] | None = None
+
+
+def _path(name: str) -> list[str]:
+    return ["input", name]
+
+
+def seal_auth(box: SecretBox, auth: AuthConfig | None, prefix: list[str]) -> tuple[str, str | None]:
+    """Validate an auth configuration; returns (auth type, encrypted config or None)."""
+    if auth is None or auth.type == "NONE":
+        return "NONE", None
+    if auth.type not in AUTH_TYPES:
+        raise DomainError("INVALID_AUTH", f"Unknown auth type {auth.type!r}.", [*prefix, "type"])
+    required: dict[str, tuple[str, ...]] = {
+        "API_KEY": ("header_name", "secret"),
+        "HEADER": ("header_name", "secret"),
+        "BEARER": ("secret",),
+        "OAUTH_CLIENT_CREDENTIALS": ("token_url", "client_id", "secret"),
+    }
+    camel = {"header_name": "headerName", "secret": "secret", "token_url": "tokenUrl", "client_id": "clientId"}
+    for attribute in required[auth.type]:
+        if not getattr(auth, attribute):
+            raise DomainError(
+                "INVALID_AUTH", f"{auth.type} needs {camel[attribute]}.", [*prefix, camel[attribute]]
+            )
+    if auth.token_url:
+        check_http_url(auth.token_url, [*prefix, "tokenUrl"])
+    config = {
+        "header_name": auth.header_name,
+        "secret": auth.secret,
+        "token_url": auth.token_url,
+        "client_id": auth.client_id,
+        "scopes": auth.scopes,
+    }
+    return auth.type, box.encrypt(config)
+
+
+async def _check_space_ids(
+    session: AsyncSession, principal: Principal, space_ids: Sequence[str], field_path: list[str]
+) -> list[str]:
+    unique = list(dict.fromkeys(space_ids))
+    known = await spaces_repository.existing_space_ids(session, unique)
+    for space_id in unique:
+        if space_id not in known or not principal.can_read_space(space_id):
+            raise NotFound("Space", space_id, field_path)
+    return unique
+
+
+def _apply_policy_fields(tool: ToolDefinition, data: ToolInput) -> None:
+    if data.side_effect is not None:
+        if data.side_effect not in ("READ", "WRITE"):
+            raise DomainError("INVALID", "sideEffect is READ or WRITE.", _path("sideEffect"))
+        tool.side_effect = data.side_effect
+    if data.timeout_ms is not None:
+        tool.timeout_ms = check_range(data.timeout_ms, 1, MAX_TIMEOUT_MS, _path("timeoutMs"))
+    if data.max_retries is not None:
+        tool.max_retries = check_range(data.max_retries, 0, MAX_RETRIES, _path("maxRetries"))
+    if data.tags is not None:
+        tool.tags = list(dict.fromkeys(tag.strip() for tag in data.tags if tag.strip()))
+    if data.group is not None:
+        tool.group = data.group.strip() or None
+    if data.allowed_roles is not None:
+        for role in data.allowed_roles:
+            if role not in Role.__members__:
+                raise DomainError("INVALID", f"Unknown role {role!r}.", _path("allowedRoles"))
+        tool.allowed_roles = list(dict.fromkeys(data.allowed_roles))
+    if data.version is not None:
+        tool.version = check_version(data.version, _path("version"))
+    if data.owner is not None:
+        tool.owner = data.owner.strip() or None
+
+
+def _apply_declared_fields(tool: ToolDefinition, data: ToolInput, box: SecretBox) -> None:
+    if data.label is not None:
+        tool.label = check_not_blank(data.label, _path("label"))
+    if data.description is not None:
+        tool.description = check_not_blank(data.description, _path("description"))
+    if data.input_schema is not None:
+        tool.input_schema = check_json_schema(
+            data.input_schema, _path("inputSchema"), require_object=True
+        )
+    if data.output_schema is not None:
+        tool.output_schema = check_json_schema(
+            data.output_schema, _path("outputSchema"), require_object=False
+        )
+    if data.endpoint is not None:
+        tool.endpoint = check_http_url(data.endpoint, _path("endpoint"))
+    if data.auth is not None:
+        tool.auth_type, tool.auth_config = seal_auth(box, data.auth, _path("auth"))
+
+
+async def create_tool(
+    session: AsyncSession, principal: Principal, data: ToolInput, box: SecretBox
+) -> ToolDefinition:
+    """Create a CUSTOM tool. Admins bind it where they say (global when omitted);
+    a SPACE_ADMIN's tool is bound to its own space."""
+    if principal.role not in (Role.ADMIN, Role.SPACE_ADMIN):
+        raise Forbidden("Only ADMIN and SPACE_ADMIN keys create tools.", ["input"])
+    name = data.name or ""
+    if not TOOL_NAME.match(name):
+        raise DomainError(
+            "INVALID_NAME", "Tool names match ^[a-zA-Z0-9_-]{1,64}$.", _path("name")
+        )
+    for required in ("label", "description", "input_schema", "endpoint"):
+        if getattr(data, required) is None:
+            raise DomainError("REQUIRED", f"{required} is required.", _path(required))
+    if principal.is_admin:
+        space_ids = (
+            await _check_space_ids(session, principal, data.space_ids, _path("spaceIds"))
+            if data.space_ids is not None
+            else []
+        )
+    else:
+        assert principal.space_id is not None
+        if data.space_ids is not None:
+            await _check_space_ids(session, principal, data.space_ids, _path("spaceIds"))
+        space_ids = [principal.space_id]
+    if await repository.name_taken(session, name, space_ids or None):
+        raise DomainError(
+            "DUPLICATE", f"A tool named {name!r} is already visible there.", _path("name")
+        )
+    tool = ToolDefinition(
+        tool_id=new_id("ct_"),
+        name=name,
+        type="CUSTOM",
+        status="ACTIVE",
+        side_effect="READ",
+        timeout_ms=10_000,
+        max_retries=1,
+        tags=[],
+        allowed_roles=[],
+        static_arguments={},
+        version="1.0.0",
+        owner_space_id=None if principal.is_admin else principal.space_id,
+    )
+    _apply_declared_fields(tool, data, box)
+    _apply_policy_fields(tool, data)
+    session.add(tool)
+    await session.flush()
+    if space_ids:
+        await repository.replace_tool_bindings(session, tool.tool_id, space_ids)
+    return tool
+
+
+async def get_tool_for(
+    session: AsyncSession, principal: Principal, tool_id: str
+) -> ToolDefinition | None:
+    """The tool if the caller may see it (any status); None otherwise."""
+    tool = await repository.get_tool(session, tool_id)
+    if tool is None:
+        return None
+    if principal.is_admin:
+        return tool
+    assert principal.space_id is not None
+    if await repository.is_tool_visible(session, tool_id, principal.space_id, include_inactive=True):
+        return tool
+    return None
+
+
+async def _require_manageable_tool(
+    session: AsyncSession, principal: Principal, tool_id: str, field_path: list[str]
+) -> ToolDefinition:
+    tool = await get_tool_for(session, principal, tool_id)
+    if tool is None:
+        raise NotFound("Tool", tool_id, field_path)
+    if principal.is_admin:
+        return tool
+    if (
+        principal.role is Role.SPACE_ADMIN
+        and tool.type == "CUSTOM"
+        and tool.owner_space_id == principal.space_id
+    ):
+        return tool
+    raise Forbidden("This key may read this tool but not change it.", field_path)
+
+
+async def update_tool(
+    session: AsyncSession, principal: Principal, tool_id: str, data: ToolInput, box: SecretBox
+) -> ToolDefinition:
+    tool = await _require_manageable_tool(session, principal, tool_id, _path("id"))
+    if tool.type != "CUSTOM":
+        for declared in DECLARED_FIELDS:
+            if getattr(data, declared) is not None:
+                camel = re.sub(r"_(\w)", lambda match: match.group(1).upper(), declared)
+                raise DomainError(
+                    "READ_ONLY",
+                    f"{camel} of a {tool.type} tool comes from "
+                    f"{'the platform' if tool.type == 'BUILTIN' else 'MCP discovery'}; "
+                    "only policy fields can be changed.",
+                    _path(camel),
+                )
+    _apply_declared_fields(tool, data, box)
+    _apply_policy_fields(tool, data)
+    await session.flush()
+    return tool
+
+
+def _is_server_id(identifier: str) -> bool:
+    return identifier.startswith("mcp_") and "__" not in identifier
+
+
+async def set_space_bindings(
+    session: AsyncSession, principal: Principal, identifier: str, space_ids: Sequence[str]
+) -> ToolDefinition | McpServer:
+    """Replace every binding of a tool or server; an empty list makes it global again."""
+    if not principal.is_admin:
+        raise Forbidden("Only ADMIN keys change bindings.", ["input", "id"])
+    unique = await _check_space_ids(session, principal, space_ids, ["input", "spaceIds"])
+    if _is_server_id(identifier):
+        server = await repository.get_server(session, identifier)
+        if server is None:
+            raise NotFound("MCP server", identifier, ["input", "id"])
+        await repository.replace_server_bindings(session, server.id, unique)
+        return server
+    tool = await repository.get_tool(session, identifier)
+    if tool is None:
+        raise NotFound("Tool", identifier, ["input", "id"])
+    if tool.mcp_server_id is not None:
+        raise DomainError(
+            "INHERITED",
+            f"MCP tools inherit the bindings of their server; bind {tool.mcp_server_id!r} instead.",
+            ["input", "id"],
+        )
+    await repository.replace_tool_bindings(session, tool.tool_id, unique)
+    return tool
+
+
+@dataclass
+class McpServerInput:
+    name: str
+    transport: str
+    url: str | None = None
+    command: list[str] | None = None
+    auth: AuthConfig | None = None
+    space_ids: list[str] | None = None
+
+
+async def register_mcp_server(
+    session: AsyncSession, principal: Principal, data: McpServerInput, box: SecretBox
+) -> McpServer:
+    if not principal.is_admin:
+        raise Forbidden("Only ADMIN keys register MCP servers.", ["input"])
+    if not MCP_SERVER_NAME.match(data.name):
+        raise DomainError(
+            "INVALID_NAME", "Server names match ^[a-zA-Z0-9_-]{1,64}$.", _path("name")
+        )
+    if data.transport not in TRANSPORTS:
+        raise DomainError("INVALID", f"Unknown transport {data.transport!r}.", _path("transport"))
+    if data.transport == "STDIO":
+        if not data.command or not all(part.strip() for part in data.command):
+            raise DomainError("REQUIRED", "A STDIO server needs a command.", _path("command"))
+        if data.url is not None:
+            raise DomainError("INVALID", "A STDIO server takes a command, not a url.", _path("url"))
+    else:
+        if not data.url:
+            raise DomainError("REQUIRED", f"A {data.transport} server needs a url.", _path("url"))
+        check_http_url(data.url, _path("url"))
+        if data.command is not None:
+            raise DomainError(
+                "INVALID", f"A {data.transport} server takes a url, not a command.", _path("command")
+            )
+    if await repository.get_server_by_name(session, data.name) is not None:
+        raise DomainError(
+            "DUPLICATE", f"An MCP server named {data.name!r} exists.", _path("name")
+        )
+    space_ids = (
+        await _check_space_ids(session, principal, data.space_ids, _path("spaceIds"))
+        if data.space_ids
+        else []
+    )
+    auth_type, auth_config = seal_auth(box, data.auth, _path("auth"))
+    server = McpServer(
+        id=new_id("mcp_"),
+        name=data.name,
+        transport=data.transport,
+        url=data.url,
+        command=data.command,
+        auth_type=auth_type,
+        auth_config=auth_config,
+        status="ACTIVE",
+    )
+    session.add(server)
+    await session.flush()
+    if space_ids:
+        await repository.replace_server_bindings(session, server.id, space_ids)
+    return server
+
+
+async def get_server_for(
+    session: AsyncSession, principal: Principal, server_id: str
+) -> McpServer | None:
+    server = await repository.get_server(session, server_id)
+    if server is None:
+        return None
+    if principal.is_admin:
+        return server
+    assert principal.space_id is not None
+    if await repository.is_server_visible(session, server_id, principal.space_id):
+        return server
+    return None
+
+
+async def set_tool_status(
+    session: AsyncSession, principal: Principal, tool_id: str, status: str
+) -> ToolDefinition:
+    tool = await _require_manageable_tool(session, principal, tool_id, ["input", "id"])
+    tool.status = status
+    if status == "ACTIVE":
+        tool.drifted_at = None
+    await session.flush()
+    return tool
+
+
+async def set_server_status(
+    session: AsyncSession, principal: Principal, server_id: str, status: str
+) -> McpServer:
+    if not principal.is_admin:
+        if await get_server_for(session, principal, server_id) is None:
+            raise NotFound("MCP server", server_id, ["input", "id"])
+        raise Forbidden("Only ADMIN keys change MCP servers.", ["input", "id"])
+    server = await repository.get_server(session, server_id)
+    if server is None:
+        raise NotFound("MCP server", server_id, ["input", "id"])
+    server.status = status
+    await session.flush()
+    return server

@@ -1,0 +1,67 @@
+"""Input checks shared by several domains."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from app.errors import DomainError
+
+SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$")
+STATUSES = ("ACTIVE", "DISABLED", "ARCHIVED")
+
+
+def check_json_schema(schema: Any, field: Sequence[str], *, require_object: bool) -> dict[str, Any]:
+    """A JSON Schema valid against the 2020-12 meta-schema (and ``type: object`` if asked)."""
+    if not isinstance(schema, dict):
+        raise DomainError("INVALID_SCHEMA", "A JSON Schema must be a JSON object.", field)
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as error:
+        where = "/".join(str(part) for part in error.absolute_path) or "(root)"
+        raise DomainError(
+            "INVALID_SCHEMA", f"Not a valid JSON Schema (2020-12) at {where}: {error.message}", field
+        ) from None
+    if require_object and schema.get("type") != "object":
+        raise DomainError(
+            "INVALID_SCHEMA",
+            'Tool arguments are a JSON object: the schema needs "type": "object".',
+            field,
+        )
+    return schema
+
+
+def check_http_url(url: str, field: Sequence[str]) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise DomainError("INVALID_URL", f"{url!r} is not an http(s) URL.", field)
+    return url
+
+
+def check_version(version: str, field: Sequence[str]) -> str:
+    if not SEMVER.match(version):
+        raise DomainError("INVALID_VERSION", f"{version!r} is not a semantic version (1.2.3).", field)
+    return version
+
+
+def check_range(value: int, low: int, high: int, field: Sequence[str]) -> int:
+    if not low <= value <= high:
+        raise DomainError("OUT_OF_RANGE", f"Must be between {low} and {high}.", field)
+    return value
+
+
+def check_not_blank(value: str, field: Sequence[str]) -> str:
+    if not value.strip():
+        raise DomainError("INVALID", "Must not be empty.", field)
+    return value.strip()
+
+
+def check_status(status: str, field: Sequence[str]) -> str:
+    if status not in STATUSES:
+        raise DomainError("INVALID", f"Status is one of {', '.join(STATUSES)}.", field)
+    return status

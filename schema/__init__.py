@@ -1,0 +1,1 @@
+"""The Strawberry GraphQL API. Imports ``app``; ``app`` never imports this package."""

@@ -1,0 +1,151 @@
+"""GraphQL types of the agents domain: Agent and AgentRun."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
+
+import strawberry
+from strawberry.scalars import JSON
+
+from app.agents import repository
+from app.agents.models import Agent as AgentRow
+from app.agents.service import manifest, split_skill_reference
+from schema.context import Info
+from schema.enums import RunStatus, Status
+from schema.node import Node
+from schema.pagination import (
+    AfterArgument,
+    Connection,
+    FirstArgument,
+    empty_connection,
+    make_connection,
+    page_request,
+)
+
+if TYPE_CHECKING:
+    from schema.gateway.types import ToolCall, ToolError
+    from schema.knowledge.types import KnowledgeBase
+    from schema.skills.types import Skill
+    from schema.spaces.types import Space
+    from schema.tools.types import Tool
+
+SpaceRef = Annotated["Space", strawberry.lazy("schema.spaces.types")]
+ToolRef = Annotated["Tool", strawberry.lazy("schema.tools.types")]
+SkillRef = Annotated["Skill", strawberry.lazy("schema.skills.types")]
+KnowledgeBaseRef = Annotated["KnowledgeBase", strawberry.lazy("schema.knowledge.types")]
+ToolCallRef = Annotated["ToolCall", strawberry.lazy("schema.gateway.types")]
+ToolErrorRef = Annotated["ToolError", strawberry.lazy("schema.gateway.types")]
+
+
+@strawberry.type(
+    description="An agent: a manifest of model, system prompt, mounted knowledge bases, activated tools, bound skills and max steps."
+)
+class Agent(Node):
+    id: strawberry.ID = strawberry.field(description="Agent id, ag_….")
+    name: str = strawberry.field(description="Display name.")
+    model: str = strawberry.field(description="Model name passed to the OpenAI-compatible endpoint.")
+    system_prompt: str = strawberry.field(description="The agent's role: the first section of its system prompt.")
+    max_steps: int = strawberry.field(description="Most model calls one run may make.")
+    status: Status = strawberry.field(description="Lifecycle status; only ACTIVE agents can be invoked.")
+    bound_skill_references: list[str] = strawberry.field(
+        description="Bound skills as stored, with version pins, e.g. sk_email_draft@1.2.0."
+    )
+    manifest: JSON = strawberry.field(
+        description="The assembly manifest as JSON: model, systemPrompt, mountedKbs, activatedTools, boundSkills, maxSteps."
+    )
+    created_at: datetime = strawberry.field(description="When the agent was created.")
+    updated_at: datetime = strawberry.field(description="When the agent was last changed.")
+    row: strawberry.Private[AgentRow]
+
+    @classmethod
+    def from_row(cls, row: AgentRow) -> Agent:
+        return cls(
+            id=strawberry.ID(row.id),
+            name=row.name,
+            model=row.model,
+            system_prompt=row.system_prompt,
+            max_steps=row.max_steps,
+            status=Status(row.status),
+            bound_skill_references=list(row.bound_skill_ids or []),
+            manifest=manifest(row),
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            row=row,
+        )
+
+    @strawberry.field(description="The space the agent belongs to.")
+    async def space(self, info: Info) -> SpaceRef:
+        from schema.spaces.types import Space
+
+        row = await info.context.loaders.space_by_id.load(self.row.space_id)
+        assert row is not None  # space_id is a foreign key
+        return Space.from_row(row)
+
+    @strawberry.field(description="Knowledge bases the agent consults.")
+    async def mounted_knowledge_bases(self, info: Info) -> list[KnowledgeBaseRef]:
+        from schema.knowledge.types import KnowledgeBase
+
+        rows = await info.context.loaders.knowledge_base_by_id.load_many(list(self.row.mounted_kb_ids))
+        return [KnowledgeBase.from_row(row) for row in rows if row is not None]
+
+    @strawberry.field(
+        description="Tools the agent may call, any status: a DISABLED or ARCHIVED tool stays listed and is skipped at run time."
+    )
+    async def activated_tools(self, info: Info) -> list[ToolRef]:
+        from schema.tools.types import Tool
+
+        rows = await info.context.loaders.tool_by_id.load_many(list(self.row.activated_tool_ids))
+        return [Tool.from_row(row) for row in rows if row is not None]
+
+    @strawberry.field(
+        description="Skills bound to the agent, any status: a DISABLED skill stays listed and is skipped at run time."
+    )
+    async def bound_skills(self, info: Info) -> list[SkillRef]:
+        from schema.skills.types import Skill
+
+        skill_ids = [split_skill_reference(reference)[0] for reference in self.row.bound_skill_ids]
+        rows = await info.context.loaders.skill_by_id.load_many(skill_ids)
+        return [Skill.from_row(row) for row in rows if row is not None]
+
+    @strawberry.field(description="Runs of this agent, oldest first.")
+    async def runs(
+        self, info: Info, first: FirstArgument = 20, after: AfterArgument = None
+    ) -> Connection[AgentRun]:
+        page_request(first, after)
+        # Runs are recorded once the agent runtime lands; until then there are none.
+        return empty_connection(after)
+
+
+@strawberry.type(description="One invocation of an agent: input, output, steps and the tool calls it made.")
+class AgentRun(Node):
+    id: strawberry.ID = strawberry.field(description="Run id, run_….")
+    agent: Agent = strawberry.field(description="The agent that ran.")
+    status: RunStatus = strawberry.field(description="Where the run stands.")
+    input: str = strawberry.field(description="The user message that started the run.")
+    output: str | None = strawberry.field(description="The final answer; null until there is one.")
+    error: ToolErrorRef | None = strawberry.field(description="Structured error when FAILED.")
+    steps: int = strawberry.field(description="Model calls made so far.")
+    tool_calls: list[ToolCallRef] = strawberry.field(description="Tool calls made by this run, in order.")
+    prompt_tokens: int | None = strawberry.field(description="Prompt tokens reported by the model, summed over steps.")
+    completion_tokens: int | None = strawberry.field(
+        description="Completion tokens reported by the model, summed over steps."
+    )
+    started_at: datetime = strawberry.field(description="When the run started.")
+    finished_at: datetime | None = strawberry.field(description="When the run finished; null while running.")
+
+
+async def agent_connection(
+    info: Info, space_id: str | None, first: int | None, after: str | None
+) -> Connection[Agent]:
+    request = page_request(first, after)
+    async with info.context.session() as session:
+        page = await repository.list_agents(session, space_id, request)
+
+    async def total() -> int:
+        async with info.context.session() as session:
+            return await repository.count_agents(session, space_id)
+
+    return make_connection(
+        page, [Agent.from_row(row) for row in page.items], [row.id for row in page.items], total
+    )

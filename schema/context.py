@@ -1,0 +1,55 @@
+"""The typed request context: session factory, loaders, viewer."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from strawberry.fastapi import BaseContext
+from strawberry.types import Info as StrawberryInfo
+
+from app.config import Settings
+from app.crypto import SecretBox
+from app.principal import Principal
+from schema.errors import ClientError
+from schema.loaders import Loaders, build_loaders
+
+
+@dataclass
+class Context(BaseContext):
+    session_factory: async_sessionmaker[AsyncSession]
+    settings: Settings
+    secret_box: SecretBox
+    viewer: Principal | None = None
+    loaders: Loaders = field(init=False)
+
+    def __post_init__(self) -> None:
+        super().__init__()
+        self.loaders = build_loaders(self.session_factory)
+
+    def renew_loaders(self) -> None:
+        """Fresh caches, e.g. per event on a long-lived WebSocket."""
+        self.loaders = build_loaders(self.session_factory)
+
+    @property
+    def principal(self) -> Principal:
+        if self.viewer is None:
+            raise ClientError("Not authenticated.", "UNAUTHENTICATED")
+        return self.viewer
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        """A read session of its own (never shared across resolvers)."""
+        async with self.session_factory() as session:
+            yield session
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        """The mutation boundary: commits on success, rolls back on any exception."""
+        async with self.session_factory() as session, session.begin():
+            yield session
+
+
+Info = StrawberryInfo[Context, None]

@@ -1,0 +1,81 @@
+"""Enums of the contract, each value documented."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import strawberry
+
+
+@strawberry.enum(description="Lifecycle of a catalog object. Nothing is physically deleted.")
+class Status(Enum):
+    ACTIVE = strawberry.enum_value("ACTIVE", description="In use: listed, callable, injected.")
+    DISABLED = strawberry.enum_value(
+        "DISABLED", description="Temporarily off: kept on agents, skipped at run time."
+    )
+    ARCHIVED = strawberry.enum_value(
+        "ARCHIVED", description="Retired: hidden from lists, kept for history and audit."
+    )
+
+
+@strawberry.enum(description="Where a tool runs.")
+class ToolType(Enum):
+    BUILTIN = strawberry.enum_value("BUILTIN", description="In-process, shipped with the platform.")
+    CUSTOM = strawberry.enum_value(
+        "CUSTOM", description="An HTTP endpoint the platform calls with its stored credentials."
+    )
+    MCP = strawberry.enum_value("MCP", description="Discovered from an MCP server.")
+
+
+@strawberry.enum(description="What a tool does to the world; decides retries and idempotency.")
+class SideEffect(Enum):
+    READ = strawberry.enum_value("READ", description="Only reads: safe to retry.")
+    WRITE = strawberry.enum_value(
+        "WRITE", description="Changes something: retried only with an idempotency key."
+    )
+
+
+@strawberry.enum(description="How the platform authenticates to a tool endpoint or MCP server.")
+class AuthType(Enum):
+    NONE = strawberry.enum_value("NONE", description="No credentials.")
+    API_KEY = strawberry.enum_value("API_KEY", description="A secret sent in a named header.")
+    HEADER = strawberry.enum_value("HEADER", description="Any named header carrying a secret value.")
+    OAUTH_CLIENT_CREDENTIALS = strawberry.enum_value(
+        "OAUTH_CLIENT_CREDENTIALS",
+        description="An OAuth 2 client-credentials token fetched from tokenUrl and cached.",
+    )
+    BEARER = strawberry.enum_value("BEARER", description="A static bearer token.")
+
+
+@strawberry.enum(description="How the platform talks to an MCP server.")
+class McpTransport(Enum):
+    STREAMABLE_HTTP = strawberry.enum_value("STREAMABLE_HTTP", description="Streamable HTTP at a URL.")
+    SSE = strawberry.enum_value("SSE", description="The older HTTP + server-sent events transport.")
+    STDIO = strawberry.enum_value("STDIO", description="A local process spoken to over stdin/stdout.")
+
+
+@strawberry.enum(description="What an API key may do.")
+class Role(Enum):
+    ADMIN = strawberry.enum_value(
+        "ADMIN", description="Every space; bindings, MCP servers, spaces and global skills."
+    )
+    SPACE_ADMIN = strawberry.enum_value(
+        "SPACE_ADMIN", description="Manages its own space's custom tools, skills, KBs and agents."
+    )
+    MEMBER = strawberry.enum_value("MEMBER", description="Reads its space and invokes agents and tools.")
+    VIEWER = strawberry.enum_value("VIEWER", description="Reads its space.")
+
+
+@strawberry.enum(description="Where an agent run stands.")
+class RunStatus(Enum):
+    QUEUED = strawberry.enum_value("QUEUED", description="Accepted, not started.")
+    RUNNING = strawberry.enum_value("RUNNING", description="In progress.")
+    SUCCEEDED = strawberry.enum_value("SUCCEEDED", description="Finished with a final answer.")
+    FAILED = strawberry.enum_value("FAILED", description="Ended by an error; see `error`.")
+    MAX_STEPS = strawberry.enum_value("MAX_STEPS", description="Stopped at maxSteps before a final answer.")
+
+
+@strawberry.enum(description="Outcome of one tool call.")
+class CallStatus(Enum):
+    SUCCESS = strawberry.enum_value("SUCCESS", description="The tool returned data.")
+    FAILED = strawberry.enum_value("FAILED", description="The call failed; see `error`.")

@@ -1,0 +1,82 @@
+"""Errors as the client sees them: ``userErrors`` on payloads, masked faults otherwise."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.extensions import MaskErrors
+
+from app.errors import DomainError
+
+logger = logging.getLogger("quiver.graphql")
+
+
+@strawberry.type(
+    description="A problem with the input of a mutation. Mutations never raise for bad input: they return these."
+)
+class UserError:
+    field: list[str] | None = strawberry.field(
+        description="Path to the offending input field, e.g. ['input', 'inputSchema']."
+    )
+    code: str = strawberry.field(
+        description="Stable machine-readable code, e.g. NOT_FOUND, INVALID_SCHEMA, DUPLICATE, FORBIDDEN, CONFLICT."
+    )
+    message: str = strawberry.field(description="Human-readable explanation, safe to show to users.")
+
+    @classmethod
+    def from_domain(cls, error: DomainError) -> UserError:
+        return cls(field=error.field, code=error.code, message=error.message)
+
+
+class ClientError(Exception):
+    """A fault of the request itself (bad cursor, bad id format): shown as a top-level error."""
+
+    def __init__(self, message: str, code: str = "BAD_REQUEST") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _is_unexpected(error: GraphQLError) -> bool:
+    original = error.original_error
+    return original is not None and not isinstance(original, (ClientError, GraphQLError))
+
+
+class MaskUnexpectedErrors(MaskErrors):
+    """Unexpected exceptions reach the client as "internal error" plus a trace id;
+    the log keeps the stack under the same id."""
+
+    def __init__(self) -> None:
+        super().__init__(should_mask_error=_is_unexpected, error_message="internal error")
+
+    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
+        trace_id = secrets.token_hex(8)
+        original = error.original_error
+        logger.error(
+            "unexpected error in GraphQL resolver (trace %s) at %s",
+            trace_id,
+            ".".join(str(part) for part in error.path or []),
+            exc_info=(type(original), original, original.__traceback__) if original else None,
+            extra={"trace_id": trace_id},
+        )
+        return GraphQLError(
+            message=self.error_message,
+            nodes=error.nodes,
+            source=error.source,
+            positions=error.positions,
+            path=error.path,
+            extensions={"code": "INTERNAL_ERROR", "traceId": trace_id},
+        )
+
+
+def client_error_extensions(error: GraphQLError) -> None:
+    """Give ClientErrors their code in ``extensions``."""
+    original = error.original_error
+    if isinstance(original, ClientError):
+        error.extensions = {**(error.extensions or {}), "code": original.code}
+
+
+MaskFactory = Callable[[], MaskUnexpectedErrors]

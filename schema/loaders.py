@@ -1,0 +1,110 @@
+"""Per-request DataLoaders: one ``IN (...)`` query per batch, results in key order.
+
+Each batch opens its own session: Strawberry resolves sibling fields
+concurrently and an AsyncSession must not be shared across them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from strawberry.dataloader import DataLoader
+
+from app.agents import repository as agents_repository
+from app.agents.models import Agent
+from app.knowledge import repository as knowledge_repository
+from app.knowledge.models import KnowledgeBase
+from app.skills import repository as skills_repository
+from app.skills.models import SkillDefinition, SkillVersion
+from app.spaces import repository as spaces_repository
+from app.spaces.models import Space
+from app.tools import repository as tools_repository
+from app.tools.models import McpServer, ToolDefinition
+
+Key = TypeVar("Key")
+Row = TypeVar("Row")
+Value = TypeVar("Value")
+
+SessionFactory = async_sessionmaker[AsyncSession]
+
+
+def _rows_by_key(
+    session_factory: SessionFactory,
+    fetch: Callable[[AsyncSession, list[str]], Awaitable[Sequence[Row]]],
+    key_of: Callable[[Row], str],
+) -> DataLoader[str, Row | None]:
+    async def load(keys: list[str]) -> list[Row | None]:
+        async with session_factory() as session:
+            rows = {key_of(row): row for row in await fetch(session, keys)}
+        return [rows.get(key) for key in keys]
+
+    return DataLoader(load_fn=load)
+
+
+def _lists_by_key(
+    session_factory: SessionFactory,
+    fetch: Callable[[AsyncSession, list[str]], Awaitable[dict[str, list[Value]]]],
+) -> DataLoader[str, list[Value]]:
+    async def load(keys: list[str]) -> list[list[Value]]:
+        async with session_factory() as session:
+            found = await fetch(session, keys)
+        return [list(found.get(key, [])) for key in keys]
+
+    return DataLoader(load_fn=load)
+
+
+def _values_by_key(
+    session_factory: SessionFactory,
+    fetch: Callable[[AsyncSession, list[str]], Awaitable[dict[str, int]]],
+    default: int,
+) -> DataLoader[str, int]:
+    async def load(keys: list[str]) -> list[int]:
+        async with session_factory() as session:
+            found = await fetch(session, keys)
+        return [found.get(key, default) for key in keys]
+
+    return DataLoader(load_fn=load)
+
+
+@dataclass
+class Loaders:
+    space_by_id: DataLoader[str, Space | None]
+    tool_by_id: DataLoader[str, ToolDefinition | None]
+    space_ids_by_tool_id: DataLoader[str, list[str]]
+    mcp_server_by_id: DataLoader[str, McpServer | None]
+    space_ids_by_mcp_server_id: DataLoader[str, list[str]]
+    skill_by_id: DataLoader[str, SkillDefinition | None]
+    skill_versions_by_skill_id: DataLoader[str, list[SkillVersion]]
+    knowledge_base_by_id: DataLoader[str, KnowledgeBase | None]
+    document_count_by_knowledge_base_id: DataLoader[str, int]
+    agent_by_id: DataLoader[str, Agent | None]
+
+
+def build_loaders(session_factory: SessionFactory) -> Loaders:
+    return Loaders(
+        space_by_id=_rows_by_key(session_factory, spaces_repository.spaces_by_ids, lambda row: row.id),
+        tool_by_id=_rows_by_key(
+            session_factory, tools_repository.tools_by_ids, lambda row: row.tool_id
+        ),
+        space_ids_by_tool_id=_lists_by_key(session_factory, tools_repository.tool_bindings),
+        mcp_server_by_id=_rows_by_key(
+            session_factory, tools_repository.servers_by_ids, lambda row: row.id
+        ),
+        space_ids_by_mcp_server_id=_lists_by_key(session_factory, tools_repository.server_bindings),
+        skill_by_id=_rows_by_key(
+            session_factory, skills_repository.skills_by_ids, lambda row: row.skill_id
+        ),
+        skill_versions_by_skill_id=_lists_by_key(
+            session_factory, skills_repository.versions_by_skill_ids
+        ),
+        knowledge_base_by_id=_rows_by_key(
+            session_factory, knowledge_repository.knowledge_bases_by_ids, lambda row: row.id
+        ),
+        document_count_by_knowledge_base_id=_values_by_key(
+            session_factory, knowledge_repository.document_counts, 0
+        ),
+        agent_by_id=_rows_by_key(session_factory, agents_repository.agents_by_ids, lambda row: row.id),
+    )

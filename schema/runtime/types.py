@@ -1,0 +1,46 @@
+"""GraphQL types of the agent runtime: prompt previews and run events."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
+
+import strawberry
+from strawberry.scalars import JSON
+
+if TYPE_CHECKING:
+    from schema.agents.types import AgentRun
+    from schema.gateway.types import ToolCall
+
+AgentRunRef = Annotated["AgentRun", strawberry.lazy("schema.agents.types")]
+ToolCallRef = Annotated["ToolCall", strawberry.lazy("schema.gateway.types")]
+
+
+@strawberry.type(description="One section of an assembled system prompt.")
+class PromptSection:
+    kind: str = strawberry.field(description="ROLE, SKILL, OUTPUT_FORMAT, KNOWLEDGE or PROFILE.")
+    source: str | None = strawberry.field(description="Where the text came from, e.g. a skill id and version.")
+    text: str = strawberry.field(description="The section's text as sent.")
+    truncated: bool = strawberry.field(description="True when the section was cut to fit the budget.")
+
+
+@strawberry.type(description="Exactly what a run of an agent would send to the model for a message.")
+class PromptPreview:
+    system_prompt: str = strawberry.field(description="The assembled system prompt, in builder order.")
+    sections: list[PromptSection] = strawberry.field(
+        description="Sections in order: ROLE, SKILL, OUTPUT_FORMAT, KNOWLEDGE, PROFILE."
+    )
+    token_estimate: int = strawberry.field(description="Estimated prompt tokens.")
+    warnings: list[str] = strawberry.field(description="Problems found while assembling, e.g. a skill over its limit.")
+    tools: JSON = strawberry.field(description="Function-calling definitions sent to the model.")
+
+
+@strawberry.type(description="Something that happened during an agent run, streamed live.")
+class AgentRunEvent:
+    kind: str = strawberry.field(
+        description="STARTED, MODEL_CALL, TOOL_CALL_STARTED, TOOL_CALL_FINISHED, MESSAGE_DELTA, FINISHED."
+    )
+    run: AgentRunRef = strawberry.field(description="The run, as of this event.")
+    tool_call: ToolCallRef | None = strawberry.field(description="The tool call, for TOOL_CALL_* events.")
+    delta: str | None = strawberry.field(description="Text for MESSAGE_DELTA.")
+    at: datetime = strawberry.field(description="When it happened.")

@@ -1,0 +1,79 @@
+"""Queries and mutations of the spaces domain."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+
+from app.spaces import repository, service
+from schema.context import Info
+from schema.enums import Role
+from schema.errors import UserError
+from schema.mutations import in_transaction
+from schema.pagination import AfterArgument, Connection, FirstArgument, make_connection, page_request
+from schema.spaces.types import Space, Viewer
+
+IdArgument = Annotated[strawberry.ID, strawberry.argument(description="The space's id (sp_…).")]
+
+
+@strawberry.type
+class SpacesQuery:
+    @strawberry.field(description="The caller behind this request's API key.")
+    async def viewer(self, info: Info) -> Viewer:
+        principal = info.context.principal
+        space = None
+        if principal.space_id is not None:
+            row = await info.context.loaders.space_by_id.load(principal.space_id)
+            space = Space.from_row(row) if row else None
+        return Viewer(space=space, roles=[Role(principal.role.value)])
+
+    @strawberry.field(description="Spaces the caller can read: every space for admins, its own otherwise.")
+    async def spaces(
+        self, info: Info, first: FirstArgument = 50, after: AfterArgument = None
+    ) -> Connection[Space]:
+        reach = info.context.principal.reach
+        request = page_request(first, after)
+        async with info.context.session() as session:
+            page = await repository.list_spaces(session, reach, request)
+
+        async def total() -> int:
+            async with info.context.session() as session:
+                return await repository.count_spaces(session, reach)
+
+        return make_connection(
+            page, [Space.from_row(row) for row in page.items], [row.id for row in page.items], total
+        )
+
+    @strawberry.field(description="One space by id; null when absent or outside the caller's reach.")
+    async def space(self, info: Info, id: IdArgument) -> Space | None:  # noqa: A002
+        async with info.context.session() as session:
+            row = await service.get_readable_space(session, info.context.principal, str(id))
+        return Space.from_row(row) if row else None
+
+
+@strawberry.input(description="A new space.")
+class CreateSpaceInput:
+    name: str = strawberry.field(description="Unique machine name: 1-64 of a-z, 0-9, '_' and '-'.")
+    label: str = strawberry.field(description="Display name for people.")
+
+
+@strawberry.type(description="Result of a mutation on a space.")
+class SpacePayload:
+    space: Space | None = strawberry.field(description="The space; null when the mutation failed.")
+    user_errors: list[UserError] = strawberry.field(description="Why the input was refused; empty on success.")
+
+
+@strawberry.type
+class SpacesMutation:
+    @strawberry.mutation(description="Create a space (ADMIN keys only).")
+    async def create_space(
+        self,
+        info: Info,
+        input: Annotated[CreateSpaceInput, strawberry.argument(description="The new space.")],  # noqa: A002
+    ) -> SpacePayload:
+        principal = info.context.principal
+        row, errors = await in_transaction(
+            info, lambda session: service.create_space(session, principal, input.name, input.label)
+        )
+        return SpacePayload(space=Space.from_row(row) if row else None, user_errors=errors)

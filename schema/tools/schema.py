@@ -1,0 +1,273 @@
+"""Queries and mutations of the tools domain."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+from strawberry.scalars import JSON
+
+from app.tools import repository, service
+from app.tools.models import McpServer as McpServerRow
+from schema.context import Info
+from schema.enums import AuthType, McpTransport, Role, SideEffect
+from schema.errors import UserError
+from schema.mutations import in_transaction
+from schema.pagination import AfterArgument, Connection, FirstArgument, make_connection, page_request
+from schema.tools.types import McpServer, Tool, ToolFilter, tool_connection
+
+
+@strawberry.type
+class ToolsQuery:
+    @strawberry.field(
+        description="Every tool the caller may see, any status: all tools for admins, the tools visible in its space otherwise."
+    )
+    async def tools(
+        self,
+        info: Info,
+        first: FirstArgument = 50,
+        after: AfterArgument = None,
+        filter: Annotated[ToolFilter | None, strawberry.argument(description="Narrow the list.")] = None,  # noqa: A002
+    ) -> Connection[Tool]:
+        return await tool_connection(
+            info,
+            info.context.principal.reach,
+            first,
+            after,
+            filter.to_app() if filter else None,
+            include_inactive=True,
+        )
+
+    @strawberry.field(description="One tool by id, any status; null when absent or not visible to the caller.")
+    async def tool(
+        self,
+        info: Info,
+        id: Annotated[strawberry.ID, strawberry.argument(description="The tool's id.")],  # noqa: A002
+    ) -> Tool | None:
+        async with info.context.session() as session:
+            row = await service.get_tool_for(session, info.context.principal, str(id))
+        return Tool.from_row(row) if row else None
+
+    @strawberry.field(description="MCP servers the caller may see: all for admins, those visible in its space otherwise.")
+    async def mcp_servers(
+        self, info: Info, first: FirstArgument = 50, after: AfterArgument = None
+    ) -> Connection[McpServer]:
+        reach = info.context.principal.reach
+        request = page_request(first, after)
+        async with info.context.session() as session:
+            page = await repository.list_servers(session, reach, request)
+
+        async def total() -> int:
+            async with info.context.session() as session:
+                return await repository.count_servers(session, reach)
+
+        return make_connection(
+            page, [McpServer.from_row(row) for row in page.items], [row.id for row in page.items], total
+        )
+
+
+@strawberry.input(description="How the platform authenticates to an endpoint. Secrets are write-only.")
+class AuthConfigInput:
+    type: AuthType = strawberry.field(description="The authentication scheme.")
+    header_name: str | None = strawberry.field(default=None, description="Header name for API_KEY / HEADER.")
+    secret: str | None = strawberry.field(
+        default=None, description="Write-only secret (API key, bearer token or client secret)."
+    )
+    token_url: str | None = strawberry.field(default=None, description="Token endpoint for OAUTH_CLIENT_CREDENTIALS.")
+    client_id: str | None = strawberry.field(default=None, description="Client id for OAUTH_CLIENT_CREDENTIALS.")
+    scopes: list[str] | None = strawberry.field(default=None, description="Scopes requested with OAUTH_CLIENT_CREDENTIALS.")
+
+    def to_app(self) -> service.AuthConfig:
+        return service.AuthConfig(
+            type=self.type.value,
+            header_name=self.header_name,
+            secret=self.secret,
+            token_url=self.token_url,
+            client_id=self.client_id,
+            scopes=list(self.scopes or []),
+        )
+
+
+@strawberry.input(description="A new CUSTOM tool: an HTTP endpoint the platform calls. BUILTIN tools come from the platform itself.")
+class CreateToolInput:
+    name: str = strawberry.field(description="Program identifier for the model: ^[a-zA-Z0-9_-]{1,64}$, unique where it is visible.")
+    label: str = strawberry.field(description="Display name for people.")
+    description: str = strawberry.field(description="Written for the model: what it does, when to use it, when not to.")
+    input_schema: JSON = strawberry.field(description="JSON Schema (2020-12) of the arguments; must be `type: object`.")
+    output_schema: JSON | None = strawberry.field(default=None, description="JSON Schema of the result.")
+    endpoint: str = strawberry.field(description="The http(s) URL the platform POSTs the arguments to.")
+    auth: AuthConfigInput | None = strawberry.field(default=None, description="Credentials for the endpoint.")
+    side_effect: SideEffect | None = strawberry.field(default=SideEffect.READ, description="READ (default) or WRITE.")
+    timeout_ms: int | None = strawberry.field(default=None, description="Time limit of one attempt in ms (default 10000).")
+    max_retries: int | None = strawberry.field(default=None, description="Extra attempts for READ tools (default 1, at most 5).")
+    tags: list[str] | None = strawberry.field(default=None, description="Free-form labels.")
+    group: str | None = strawberry.field(default=None, description="UI grouping.")
+    allowed_roles: list[Role] | None = strawberry.field(default=None, description="Roles allowed to call it; omit for every role.")
+    version: str | None = strawberry.field(default=None, description="Semantic version (default 1.0.0).")
+    owner: str | None = strawberry.field(default=None, description="Who maintains the tool.")
+    space_ids: list[strawberry.ID] | None = strawberry.field(
+        default=None, description="Spaces to bind at creation; omit for the caller's own space (admins: global)."
+    )
+
+    def to_app(self) -> service.ToolInput:
+        return service.ToolInput(
+            name=self.name,
+            label=self.label,
+            description=self.description,
+            input_schema=self.input_schema,
+            output_schema=self.output_schema,
+            endpoint=self.endpoint,
+            auth=self.auth.to_app() if self.auth else None,
+            side_effect=self.side_effect.value if self.side_effect else None,
+            timeout_ms=self.timeout_ms,
+            max_retries=self.max_retries,
+            tags=self.tags,
+            group=self.group,
+            allowed_roles=[role.value for role in self.allowed_roles] if self.allowed_roles is not None else None,
+            version=self.version,
+            owner=self.owner,
+            space_ids=[str(space_id) for space_id in self.space_ids] if self.space_ids is not None else None,
+        )
+
+
+@strawberry.input(description="Changes to a tool; omitted fields stay as they are. BUILTIN and MCP tools accept policy fields only.")
+class UpdateToolInput:
+    id: strawberry.ID = strawberry.field(description="The tool to change.")
+    label: str | None = strawberry.field(default=None, description="New display name.")
+    description: str | None = strawberry.field(default=None, description="New description for the model.")
+    input_schema: JSON | None = strawberry.field(default=None, description="New argument schema (2020-12, `type: object`).")
+    output_schema: JSON | None = strawberry.field(default=None, description="New result schema.")
+    endpoint: str | None = strawberry.field(default=None, description="New endpoint URL.")
+    auth: AuthConfigInput | None = strawberry.field(default=None, description="New credentials (replaces the old ones).")
+    side_effect: SideEffect | None = strawberry.field(default=None, description="New side effect.")
+    timeout_ms: int | None = strawberry.field(default=None, description="New time limit in ms.")
+    max_retries: int | None = strawberry.field(default=None, description="New retry count.")
+    tags: list[str] | None = strawberry.field(default=None, description="New tags (replace the old ones).")
+    group: str | None = strawberry.field(default=None, description="New UI group; empty string clears it.")
+    allowed_roles: list[Role] | None = strawberry.field(default=None, description="New allowed roles; empty list allows every role.")
+    version: str | None = strawberry.field(default=None, description="New semantic version.")
+    owner: str | None = strawberry.field(default=None, description="New owner; empty string clears it.")
+
+    def to_app(self) -> service.ToolInput:
+        return service.ToolInput(
+            label=self.label,
+            description=self.description,
+            input_schema=self.input_schema,
+            output_schema=self.output_schema,
+            endpoint=self.endpoint,
+            auth=self.auth.to_app() if self.auth else None,
+            side_effect=self.side_effect.value if self.side_effect else None,
+            timeout_ms=self.timeout_ms,
+            max_retries=self.max_retries,
+            tags=self.tags,
+            group=self.group,
+            allowed_roles=[role.value for role in self.allowed_roles] if self.allowed_roles is not None else None,
+            version=self.version,
+            owner=self.owner,
+        )
+
+
+@strawberry.type(description="Result of a mutation on a tool.")
+class ToolPayload:
+    tool: Tool | None = strawberry.field(description="The tool; null when the mutation failed.")
+    user_errors: list[UserError] = strawberry.field(description="Why the input was refused; empty on success.")
+
+
+@strawberry.input(description="New space bindings of a tool or MCP server.")
+class SetBindingsInput:
+    id: strawberry.ID = strawberry.field(description="A Tool id or an McpServer id.")
+    space_ids: list[strawberry.ID] = strawberry.field(
+        description="Replaces every binding. An empty list makes it global again."
+    )
+
+
+@strawberry.type(description="Result of setSpaceBindings: the tool or the server that was re-bound.")
+class BindingsPayload:
+    tool: Tool | None = strawberry.field(description="The tool, when a tool id was given.")
+    mcp_server: McpServer | None = strawberry.field(description="The server, when a server id was given.")
+    user_errors: list[UserError] = strawberry.field(description="Why the input was refused; empty on success.")
+
+
+@strawberry.input(description="A new MCP server record; syncMcpServer discovers its tools.")
+class RegisterMcpServerInput:
+    name: str = strawberry.field(description="Unique name: ^[a-zA-Z0-9_-]{1,64}$.")
+    transport: McpTransport = strawberry.field(description="How to reach the server.")
+    url: str | None = strawberry.field(default=None, description="URL for STREAMABLE_HTTP and SSE servers.")
+    command: list[str] | None = strawberry.field(default=None, description="For STDIO servers: the command and its arguments.")
+    auth: AuthConfigInput | None = strawberry.field(default=None, description="Credentials for the server.")
+    space_ids: list[strawberry.ID] | None = strawberry.field(
+        default=None, description="Spaces to bind; omit for a global server."
+    )
+
+
+@strawberry.type(description="Result of a mutation on an MCP server.")
+class McpServerPayload:
+    mcp_server: McpServer | None = strawberry.field(description="The server; null when the mutation failed.")
+    user_errors: list[UserError] = strawberry.field(description="Why the input was refused; empty on success.")
+
+
+@strawberry.type
+class ToolsMutation:
+    @strawberry.mutation(description="Create a CUSTOM tool (ADMIN and SPACE_ADMIN keys).")
+    async def create_tool(
+        self,
+        info: Info,
+        input: Annotated[CreateToolInput, strawberry.argument(description="The new tool.")],  # noqa: A002
+    ) -> ToolPayload:
+        principal, box = info.context.principal, info.context.secret_box
+        row, errors = await in_transaction(
+            info, lambda session: service.create_tool(session, principal, input.to_app(), box)
+        )
+        return ToolPayload(tool=Tool.from_row(row) if row else None, user_errors=errors)
+
+    @strawberry.mutation(description="Change a tool's definition or policies.")
+    async def update_tool(
+        self,
+        info: Info,
+        input: Annotated[UpdateToolInput, strawberry.argument(description="The changes.")],  # noqa: A002
+    ) -> ToolPayload:
+        principal, box = info.context.principal, info.context.secret_box
+        row, errors = await in_transaction(
+            info,
+            lambda session: service.update_tool(session, principal, str(input.id), input.to_app(), box),
+        )
+        return ToolPayload(tool=Tool.from_row(row) if row else None, user_errors=errors)
+
+    @strawberry.mutation(description="Replace the space bindings of a Tool or an McpServer (ADMIN keys only).")
+    async def set_space_bindings(
+        self,
+        info: Info,
+        input: Annotated[SetBindingsInput, strawberry.argument(description="The target and its new spaces.")],  # noqa: A002
+    ) -> BindingsPayload:
+        principal = info.context.principal
+        row, errors = await in_transaction(
+            info,
+            lambda session: service.set_space_bindings(
+                session, principal, str(input.id), [str(space_id) for space_id in input.space_ids]
+            ),
+        )
+        if row is None:
+            return BindingsPayload(tool=None, mcp_server=None, user_errors=errors)
+        if isinstance(row, McpServerRow):
+            return BindingsPayload(tool=None, mcp_server=McpServer.from_row(row), user_errors=[])
+        return BindingsPayload(tool=Tool.from_row(row), mcp_server=None, user_errors=[])
+
+    @strawberry.mutation(description="Register an MCP server (ADMIN keys only). Run syncMcpServer to discover its tools.")
+    async def register_mcp_server(
+        self,
+        info: Info,
+        input: Annotated[RegisterMcpServerInput, strawberry.argument(description="The server.")],  # noqa: A002
+    ) -> McpServerPayload:
+        principal, box = info.context.principal, info.context.secret_box
+        data = service.McpServerInput(
+            name=input.name,
+            transport=input.transport.value,
+            url=input.url,
+            command=input.command,
+            auth=input.auth.to_app() if input.auth else None,
+            space_ids=[str(space_id) for space_id in input.space_ids] if input.space_ids else None,
+        )
+        row, errors = await in_transaction(
+            info, lambda session: service.register_mcp_server(session, principal, data, box)
+        )
+        return McpServerPayload(mcp_server=McpServer.from_row(row) if row else None, user_errors=errors)

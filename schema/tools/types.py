@@ -1,0 +1,239 @@
+"""GraphQL types of the tools domain: Tool, McpServer, filters and stats."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
+
+import strawberry
+from strawberry.scalars import JSON
+
+from app.tools import repository
+from app.tools.models import McpServer as McpServerRow
+from app.tools.models import ToolDefinition
+from schema.context import Info
+from schema.enums import AuthType, McpTransport, Role, SideEffect, Status, ToolType
+from schema.node import Node
+from schema.pagination import (
+    AfterArgument,
+    Connection,
+    FirstArgument,
+    make_connection,
+    page_request,
+)
+
+if TYPE_CHECKING:
+    from schema.spaces.types import Space
+
+SpaceRef = Annotated["Space", strawberry.lazy("schema.spaces.types")]
+
+
+@strawberry.input(description="Narrows a list of tools. All given conditions must hold.")
+class ToolFilter:
+    type: ToolType | None = strawberry.field(default=None, description="Only tools of this kind.")
+    tags: list[str] | None = strawberry.field(default=None, description="Only tools carrying every one of these tags.")
+    group: str | None = strawberry.field(default=None, description="Only tools in this UI group.")
+    search: str | None = strawberry.field(
+        default=None, description="Case-insensitive match on name, label and description."
+    )
+
+    def to_app(self) -> repository.ToolFilter:
+        return repository.ToolFilter(
+            type=self.type.value if self.type else None,
+            tags=tuple(self.tags or ()),
+            group=self.group,
+            search=self.search,
+        )
+
+
+@strawberry.type(description="Call statistics of a tool, computed from the call log.")
+class CallStats:
+    calls: int = strawberry.field(description="Number of calls in the window.")
+    failures: int = strawberry.field(description="Number of failed calls in the window.")
+    failures_by_code: JSON = strawberry.field(description="Failures by error code, e.g. {\"TIMEOUT\": 2}.")
+    p50_latency_ms: float | None = strawberry.field(description="Median latency in milliseconds; null without calls.")
+    p95_latency_ms: float | None = strawberry.field(description="95th percentile latency in milliseconds; null without calls.")
+    last_called_at: datetime | None = strawberry.field(description="When the tool was last called; null if never.")
+
+
+@strawberry.type(description="A capability an agent can call: builtin, a custom HTTP endpoint, or an MCP tool.")
+class Tool(Node):
+    id: strawberry.ID = strawberry.field(description="Tool id: bt_… builtin, ct_… custom, {serverId}__{name} for MCP.")
+    name: str = strawberry.field(description="Program identifier sent to the model, e.g. search_knowledge.")
+    label: str = strawberry.field(description="Display name for people.")
+    description: str = strawberry.field(description="Written for the model: what it does, when to use it, when not to.")
+    input_schema: JSON = strawberry.field(description="JSON Schema (draft 2020-12) of the arguments.")
+    output_schema: JSON | None = strawberry.field(description="JSON Schema of the result, when declared.")
+    type: ToolType = strawberry.field(description="Where the tool runs.")
+    status: Status = strawberry.field(description="Lifecycle status; only ACTIVE tools are callable.")
+    endpoint: str | None = strawberry.field(description="HTTP URL for CUSTOM tools; null otherwise.")
+    auth_type: AuthType = strawberry.field(
+        description="How the platform authenticates to the endpoint. Secrets are write-only and never returned."
+    )
+    side_effect: SideEffect = strawberry.field(description="READ or WRITE; decides retries and idempotency.")
+    timeout_ms: int = strawberry.field(description="Time limit of one attempt, in milliseconds (capped per kind).")
+    max_retries: int = strawberry.field(
+        description="Extra attempts after the first, used only for READ tools or with an idempotency key."
+    )
+    tags: list[str] = strawberry.field(description="Free-form labels for search and filtering.")
+    group: str | None = strawberry.field(description="UI grouping; orthogonal to space bindings.")
+    allowed_roles: list[Role] = strawberry.field(description="Roles allowed to call it; empty means every role.")
+    version: str = strawberry.field(description="Semantic version of the tool's definition.")
+    owner: str | None = strawberry.field(description="Who maintains the tool (free text: team or person).")
+    created_at: datetime = strawberry.field(description="When the tool was created.")
+    updated_at: datetime = strawberry.field(description="When the tool was last changed.")
+    drifted_at: datetime | None = strawberry.field(
+        description="For MCP tools: when discovery last saw the description or schema change; null if never."
+    )
+    row: strawberry.Private[ToolDefinition]
+
+    @classmethod
+    def from_row(cls, row: ToolDefinition) -> Tool:
+        return cls(
+            id=strawberry.ID(row.tool_id),
+            name=row.name,
+            label=row.label,
+            description=row.description,
+            input_schema=row.input_schema,
+            output_schema=row.output_schema,
+            type=ToolType(row.type),
+            status=Status(row.status),
+            endpoint=row.endpoint,
+            auth_type=AuthType(row.auth_type),
+            side_effect=SideEffect(row.side_effect),
+            timeout_ms=row.timeout_ms,
+            max_retries=row.max_retries,
+            tags=list(row.tags or []),
+            group=row.group,
+            allowed_roles=[Role(role) for role in row.allowed_roles or []],
+            version=row.version,
+            owner=row.owner,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            drifted_at=row.drifted_at,
+            row=row,
+        )
+
+    @strawberry.field(description="The MCP server the tool was discovered from; null for other kinds.")
+    async def mcp_server(self, info: Info) -> McpServer | None:
+        if self.row.mcp_server_id is None:
+            return None
+        server = await info.context.loaders.mcp_server_by_id.load(self.row.mcp_server_id)
+        return McpServer.from_row(server) if server else None
+
+    @strawberry.field(
+        description="Spaces the tool is explicitly bound to. Empty means global (for MCP tools: inherited from the server)."
+    )
+    async def bound_spaces(self, info: Info) -> list[SpaceRef]:
+        from schema.spaces.types import spaces_for
+
+        space_ids = await info.context.loaders.space_ids_by_tool_id.load(self.row.tool_id)
+        return await spaces_for(info, space_ids)
+
+    @strawberry.field(description="True when no binding row restricts it (for MCP tools, when its server has none).")
+    async def is_global(self, info: Info) -> bool:
+        if await info.context.loaders.space_ids_by_tool_id.load(self.row.tool_id):
+            return False
+        if self.row.mcp_server_id is None:
+            return True
+        return not await info.context.loaders.space_ids_by_mcp_server_id.load(self.row.mcp_server_id)
+
+    @strawberry.field(description="Call statistics from the call log, optionally since a moment.")
+    async def stats(
+        self,
+        info: Info,
+        since: Annotated[
+            datetime | None,
+            strawberry.argument(description="Only count calls started at or after this moment."),
+        ] = None,
+    ) -> CallStats:
+        # The call log arrives with the gateway; until then a tool has no calls.
+        return CallStats(
+            calls=0, failures=0, failures_by_code={}, p50_latency_ms=None, p95_latency_ms=None,
+            last_called_at=None,
+        )
+
+
+@strawberry.type(description="A registered MCP server whose tools are discovered and called through the gateway.")
+class McpServer(Node):
+    id: strawberry.ID = strawberry.field(description="Server id, mcp_….")
+    name: str = strawberry.field(description="Unique name of the server.")
+    url: str | None = strawberry.field(description="URL for STREAMABLE_HTTP and SSE servers; null for STDIO.")
+    command: list[str] | None = strawberry.field(description="Command and arguments for STDIO servers; null otherwise.")
+    transport: McpTransport = strawberry.field(description="How the platform talks to the server.")
+    status: Status = strawberry.field(description="Lifecycle status; the tools of a non-ACTIVE server are not callable.")
+    auth_type: AuthType = strawberry.field(description="How the platform authenticates to the server.")
+    last_synced_at: datetime | None = strawberry.field(description="When discovery last succeeded; null if never.")
+    last_error: str | None = strawberry.field(description="Last discovery error, if the last sync failed.")
+    created_at: datetime = strawberry.field(description="When the server was registered.")
+    row: strawberry.Private[McpServerRow]
+
+    @classmethod
+    def from_row(cls, row: McpServerRow) -> McpServer:
+        return cls(
+            id=strawberry.ID(row.id),
+            name=row.name,
+            url=row.url,
+            command=list(row.command) if row.command else None,
+            transport=McpTransport(row.transport),
+            status=Status(row.status),
+            auth_type=AuthType(row.auth_type),
+            last_synced_at=row.last_synced_at,
+            last_error=row.last_error,
+            created_at=row.created_at,
+            row=row,
+        )
+
+    @strawberry.field(description="Spaces the server is bound to; its tools inherit them. Empty means global.")
+    async def bound_spaces(self, info: Info) -> list[SpaceRef]:
+        from schema.spaces.types import spaces_for
+
+        space_ids = await info.context.loaders.space_ids_by_mcp_server_id.load(self.row.id)
+        return await spaces_for(info, space_ids)
+
+    @strawberry.field(description="True when no binding row restricts the server.")
+    async def is_global(self, info: Info) -> bool:
+        return not await info.context.loaders.space_ids_by_mcp_server_id.load(self.row.id)
+
+    @strawberry.field(description="Tools discovered from this server, any status.")
+    async def tools(
+        self,
+        info: Info,
+        first: FirstArgument = 50,
+        after: AfterArgument = None,
+    ) -> Connection[Tool]:
+        return await tool_connection(
+            info,
+            info.context.principal.reach,
+            first,
+            after,
+            repository.ToolFilter(mcp_server_id=self.row.id),
+            include_inactive=True,
+        )
+
+
+async def tool_connection(
+    info: Info,
+    space_id: str | None,
+    first: int | None,
+    after: str | None,
+    tool_filter: repository.ToolFilter | None,
+    *,
+    include_inactive: bool,
+) -> Connection[Tool]:
+    """One page of the tools visible in ``space_id`` (every tool when None)."""
+    request = page_request(first, after)
+    async with info.context.session() as session:
+        page = await repository.list_tools(
+            session, space_id, request, tool_filter, include_inactive=include_inactive
+        )
+
+    async def total() -> int:
+        async with info.context.session() as session:
+            return await repository.count_tools(
+                session, space_id, tool_filter, include_inactive=include_inactive
+            )
+
+    return make_connection(
+        page, [Tool.from_row(row) for row in page.items], [row.tool_id for row in page.items], total
+    )
