@@ -67,10 +67,10 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         subscription=Subscription,
         config=StrawberryConfig(auto_camel_case=True),
         extensions=[
-            QueryDepthLimiter(max_depth=settings.graphql_max_depth),
-            MaxAliasesLimiter(max_alias_count=settings.graphql_max_aliases),
-            MaxTokensLimiter(max_token_count=settings.graphql_max_tokens),
-            MaskUnexpectedErrors(),
+            lambda: QueryDepthLimiter(max_depth=settings.graphql_max_depth),
+            lambda: MaxAliasesLimiter(max_alias_count=settings.graphql_max_aliases),
+            lambda: MaxTokensLimiter(max_token_count=settings.graphql_max_tokens),
+            MaskUnexpectedErrors,
         ],
     )
 
