@@ -35,7 +35,10 @@ def serve(
     settings = Settings()
     _configure_logging(settings)
     app = create_app(settings, prepare=True)
-    typer.echo(f"Quiver on http://{host}:{port}/graphql (GraphiQL in a browser), database {settings.database_url}")
+    typer.echo(
+        f"Quiver on http://{host}:{port}/graphql (GraphiQL in a browser), "
+        f"database {settings.database_url}"
+    )
     uvicorn.run(app, host=host, port=port, log_level=settings.log_level.lower())
 
 

@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import JSON, Boolean, DateTime, MetaData, event, literal
-from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import DeclarativeBase
+from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.types import TypeDecorator
 
 NAMING_CONVENTION = {
@@ -79,7 +79,7 @@ class JsonArrayContains(ColumnElement[bool]):
     inherit_cache = True
     type = Boolean()
 
-    def __init__(self, column: ColumnElement[Any], value: str) -> None:
+    def __init__(self, column: Any, value: str) -> None:
         self.column = column
         self.value = literal(value)
 

@@ -21,14 +21,14 @@ class DomainError(Exception):
         self.field = list(field) if field is not None else None
 
 
-class NotFound(DomainError):
+class NotFoundError(DomainError):
     """The object does not exist or is outside the caller's reach (the two look alike)."""
 
     def __init__(self, what: str, identifier: str, field: Sequence[str] | None = None) -> None:
         super().__init__("NOT_FOUND", f"{what} {identifier!r} not found.", field)
 
 
-class Forbidden(DomainError):
+class ForbiddenError(DomainError):
     """The caller may see the object but not change it."""
 
     def __init__(self, message: str, field: Sequence[str] | None = None) -> None:

@@ -95,7 +95,7 @@ class AuthMiddleware:
         self.keys = keys
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].rstrip("/") == GRAPHQL_PATH:
+        if scope["type"] != "http" or scope["path"].rstrip("/") != GRAPHQL_PATH:
             await self.app(scope, receive, send)
             return
         request = Request(scope)
@@ -109,7 +109,8 @@ class AuthMiddleware:
             return
         token = bearer_token(request.headers.get("authorization"))
         if token is None:
-            await _unauthenticated("Missing API key: send `Authorization: Bearer <key>`.")(scope, receive, send)
+            response = _unauthenticated("Missing API key: send `Authorization: Bearer <key>`.")
+            await response(scope, receive, send)
             return
         principal = await self.keys.principal(token)
         if principal is None:

@@ -9,9 +9,9 @@ import strawberry
 from app.agents.service import get_agent_for
 from app.catalog.status import kind_of, set_status
 from app.knowledge.service import get_document_for, get_knowledge_base_for
+from app.skills.service import get_skill_for
 from app.spaces.service import get_readable_space
 from app.tools.service import get_server_for, get_tool_for
-from app.skills.service import get_skill_for
 from schema.agents.types import Agent
 from schema.context import Info
 from schema.enums import Status
@@ -76,7 +76,7 @@ class CatalogQuery:
     async def node(
         self,
         info: Info,
-        id: Annotated[strawberry.ID, strawberry.argument(description="A prefixed id (sp_, ag_, kb_, bt_, ct_, mcp_, sk_, sku_, doc_, run_, tc_).")],  # noqa: A002
+        id: Annotated[strawberry.ID, strawberry.argument(description="A prefixed id (sp_, ag_, kb_, bt_, ct_, mcp_, sk_, sku_, doc_, run_, tc_).")],
     ) -> Node | None:
         return await resolve_node(info, str(id))
 
@@ -101,7 +101,7 @@ class CatalogMutation:
     async def set_status(
         self,
         info: Info,
-        input: Annotated[SetStatusInput, strawberry.argument(description="The object and its new status.")],  # noqa: A002
+        input: Annotated[SetStatusInput, strawberry.argument(description="The object and its new status.")],
     ) -> StatusPayload:
         principal = info.context.principal
         row, errors = await in_transaction(

@@ -11,7 +11,7 @@ from app.agents.models import Agent
 from app.pagination import Page, PageRequest, count, fetch_page
 
 
-def _statement(space_id: str | None) -> Select[tuple[Agent]]:
+def _statement(space_id: str | None) -> Select[Agent]:
     statement = select(Agent).where(Agent.status != "ARCHIVED")
     if space_id is not None:
         statement = statement.where(Agent.space_id == space_id)

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.agents import repository
 from app.agents.models import Agent
-from app.errors import DomainError, Forbidden, NotFound
+from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
 from app.knowledge import repository as knowledge_repository
 from app.principal import Principal
@@ -98,13 +98,11 @@ async def _check_skills(
             continue
         if skill.status == "ARCHIVED":
             raise DomainError("ARCHIVED", f"Skill {skill_id!r} is archived.", field)
-        if version is not None:
-            if not SEMVER.match(version) or await skills_repository.get_version(
-                session, skill_id, version
-            ) is None:
-                raise DomainError(
-                    "NOT_FOUND", f"Skill {skill_id!r} has no version {version!r}.", field
-                )
+        if version is not None and (
+            not SEMVER.match(version)
+            or await skills_repository.get_version(session, skill_id, version) is None
+        ):
+            raise DomainError("NOT_FOUND", f"Skill {skill_id!r} has no version {version!r}.", field)
     return unique
 
 
@@ -155,9 +153,9 @@ async def create_agent(session: AsyncSession, principal: Principal, data: AgentI
         not principal.can_read_space(space_id)
         or await spaces_repository.get_space(session, space_id) is None
     ):
-        raise NotFound("Space", space_id, ["input", "spaceId"])
+        raise NotFoundError("Space", space_id, ["input", "spaceId"])
     if not principal.can_manage_space(space_id):
-        raise Forbidden("This key may not create agents in that space.", ["input", "spaceId"])
+        raise ForbiddenError("This key may not create agents in that space.", ["input", "spaceId"])
     for required in ("name", "model", "system_prompt"):
         if getattr(data, required) is None:
             raise DomainError("REQUIRED", f"{required} is required.", ["input", required])
@@ -182,9 +180,9 @@ async def create_agent(session: AsyncSession, principal: Principal, data: AgentI
 async def _require_manageable(session: AsyncSession, principal: Principal, agent_id: str) -> Agent:
     agent = await get_agent_for(session, principal, agent_id)
     if agent is None:
-        raise NotFound("Agent", agent_id, ["input", "id"])
+        raise NotFoundError("Agent", agent_id, ["input", "id"])
     if not principal.can_manage_space(agent.space_id):
-        raise Forbidden("This key may read this agent but not change it.", ["input", "id"])
+        raise ForbiddenError("This key may read this agent but not change it.", ["input", "id"])
     return agent
 
 

@@ -6,7 +6,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.agents.models import Agent
 from app.agents.service import set_agent_status
-from app.errors import NotFound
+from app.errors import NotFoundError
 from app.principal import Principal
 from app.skills.models import SkillDefinition
 from app.skills.service import set_skill_status
@@ -46,4 +46,4 @@ async def set_status(
         return await set_skill_status(session, principal, identifier, status)
     if kind == "agent":
         return await set_agent_status(session, principal, identifier, status)
-    raise NotFound("Tool, MCP server, skill or agent", identifier, ["input", "id"])
+    raise NotFoundError("Tool, MCP server, skill or agent", identifier, ["input", "id"])

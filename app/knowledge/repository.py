@@ -11,7 +11,7 @@ from app.knowledge.models import Document, KnowledgeBase
 from app.pagination import Page, PageRequest, count, fetch_page
 
 
-def _kb_statement(space_id: str | None) -> Select[tuple[KnowledgeBase]]:
+def _kb_statement(space_id: str | None) -> Select[KnowledgeBase]:
     statement = select(KnowledgeBase).where(KnowledgeBase.status != "ARCHIVED")
     if space_id is not None:
         statement = statement.where(KnowledgeBase.space_id == space_id)
@@ -58,7 +58,7 @@ async def document_counts(session: AsyncSession, kb_ids: Sequence[str]) -> dict[
     return {kb_id: int(total) for kb_id, total in (await session.execute(statement)).all()}
 
 
-def _documents_statement(kb_id: str) -> Select[tuple[Document]]:
+def _documents_statement(kb_id: str) -> Select[Document]:
     return select(Document).where(Document.knowledge_base_id == kb_id)
 
 

@@ -6,7 +6,7 @@ import re
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.errors import DomainError, Forbidden, NotFound
+from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
 from app.knowledge import repository
 from app.knowledge.models import Document, KnowledgeBase
@@ -50,9 +50,9 @@ async def create_knowledge_base(
         not principal.can_read_space(space_id)
         or await spaces_repository.get_space(session, space_id) is None
     ):
-        raise NotFound("Space", space_id, ["input", "spaceId"])
+        raise NotFoundError("Space", space_id, ["input", "spaceId"])
     if not principal.can_manage_space(space_id):
-        raise Forbidden("This key may not create knowledge bases in that space.", ["input", "spaceId"])
+        raise ForbiddenError("This key may not create knowledge bases in that space.", ["input", "spaceId"])
     if not KB_NAME.match(name):
         raise DomainError(
             "INVALID_NAME", "Knowledge base names match ^[a-zA-Z0-9_-]{1,64}$.", ["input", "name"]

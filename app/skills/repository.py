@@ -21,7 +21,7 @@ class SkillFilter:
     search: str | None = None
 
 
-def _statement(space_id: str | None, skill_filter: SkillFilter | None) -> Select[tuple[SkillDefinition]]:
+def _statement(space_id: str | None, skill_filter: SkillFilter | None) -> Select[SkillDefinition]:
     """Skills reachable from ``space_id`` (global + its own; every skill when None)."""
     statement = select(SkillDefinition).where(SkillDefinition.status != "ARCHIVED")
     if space_id is not None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.errors import DomainError, Forbidden, NotFound
+from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
 from app.principal import Principal
 from app.skills import repository
@@ -92,15 +92,15 @@ async def create_skill(
 ) -> SkillDefinition:
     if data.space_id is None:
         if not principal.is_admin:
-            raise Forbidden("Only ADMIN keys create global skills; give a spaceId.", _path("spaceId"))
+            raise ForbiddenError("Only ADMIN keys create global skills; give a spaceId.", _path("spaceId"))
     else:
         if (
             not principal.can_read_space(data.space_id)
             or await spaces_repository.get_space(session, data.space_id) is None
         ):
-            raise NotFound("Space", data.space_id, _path("spaceId"))
+            raise NotFoundError("Space", data.space_id, _path("spaceId"))
         if not principal.can_manage_space(data.space_id):
-            raise Forbidden("This key may not create skills in that space.", _path("spaceId"))
+            raise ForbiddenError("This key may not create skills in that space.", _path("spaceId"))
     name = data.name or ""
     if not SKILL_NAME.match(name):
         raise DomainError(
@@ -150,11 +150,11 @@ async def _require_manageable(
 ) -> SkillDefinition:
     skill = await get_skill_for(session, principal, skill_id)
     if skill is None:
-        raise NotFound("Skill", skill_id, _path("id"))
+        raise NotFoundError("Skill", skill_id, _path("id"))
     if skill.type == "BUILTIN" and not principal.is_admin:
-        raise Forbidden("Builtin skills are changed by ADMIN keys only.", _path("id"))
+        raise ForbiddenError("Builtin skills are changed by ADMIN keys only.", _path("id"))
     if not principal.is_admin and not principal.can_manage_space(skill.space_id):
-        raise Forbidden("This key may read this skill but not change it.", _path("id"))
+        raise ForbiddenError("This key may read this skill but not change it.", _path("id"))
     return skill
 
 

@@ -32,7 +32,7 @@ async def existing_space_ids(session: AsyncSession, space_ids: Sequence[str]) ->
     return set(rows.all())
 
 
-def _spaces_statement(reach: str | None) -> Select[tuple[Space]]:
+def _spaces_statement(reach: str | None) -> Select[Space]:
     statement = select(Space)
     if reach is not None:
         statement = statement.where(Space.id == reach)

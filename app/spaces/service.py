@@ -8,7 +8,7 @@ import secrets
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.errors import DomainError, Forbidden
+from app.errors import DomainError, ForbiddenError
 from app.ids import new_id
 from app.principal import Principal, Role
 from app.spaces import repository
@@ -73,7 +73,7 @@ async def create_first_admin_key(session: AsyncSession) -> str | None:
 
 async def create_space(session: AsyncSession, principal: Principal, name: str, label: str) -> Space:
     if not principal.is_admin:
-        raise Forbidden("Only ADMIN keys create spaces.", ["input"])
+        raise ForbiddenError("Only ADMIN keys create spaces.", ["input"])
     if not SPACE_NAME_PATTERN.match(name):
         raise DomainError(
             "INVALID_NAME",

@@ -25,7 +25,9 @@ class ToolFilter:
     mcp_server_id: str | None = None
 
 
-def _filtered(statement: Select[tuple[ToolDefinition]], tool_filter: ToolFilter | None) -> Select[tuple[ToolDefinition]]:
+def _filtered(
+    statement: Select[ToolDefinition], tool_filter: ToolFilter | None
+) -> Select[ToolDefinition]:
     if tool_filter is None:
         return statement
     if tool_filter.type is not None:
@@ -50,7 +52,7 @@ def _filtered(statement: Select[tuple[ToolDefinition]], tool_filter: ToolFilter 
 
 def tools_statement(
     visibility: ColumnElement[bool], tool_filter: ToolFilter | None
-) -> Select[tuple[ToolDefinition]]:
+) -> Select[ToolDefinition]:
     return _filtered(select(ToolDefinition).where(visibility), tool_filter)
 
 
@@ -206,7 +208,7 @@ def _server_visible(space_id: str) -> ColumnElement[bool]:
     )
 
 
-def _servers_statement(space_id: str | None) -> Select[tuple[McpServer]]:
+def _servers_statement(space_id: str | None) -> Select[McpServer]:
     statement = select(McpServer)
     if space_id is not None:
         statement = statement.where(_server_visible(space_id))

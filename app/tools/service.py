@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.crypto import SecretBox
-from app.errors import DomainError, Forbidden, NotFound
+from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
 from app.principal import Principal, Role
 from app.spaces import repository as spaces_repository
@@ -82,7 +82,12 @@ def seal_auth(box: SecretBox, auth: AuthConfig | None, prefix: list[str]) -> tup
         "BEARER": ("secret",),
         "OAUTH_CLIENT_CREDENTIALS": ("token_url", "client_id", "secret"),
     }
-    camel = {"header_name": "headerName", "secret": "secret", "token_url": "tokenUrl", "client_id": "clientId"}
+    camel = {
+        "header_name": "headerName",
+        "secret": "secret",
+        "token_url": "tokenUrl",
+        "client_id": "clientId",
+    }
     for attribute in required[auth.type]:
         if not getattr(auth, attribute):
             raise DomainError(
@@ -107,7 +112,7 @@ async def _check_space_ids(
     known = await spaces_repository.existing_space_ids(session, unique)
     for space_id in unique:
         if space_id not in known or not principal.can_read_space(space_id):
-            raise NotFound("Space", space_id, field_path)
+            raise NotFoundError("Space", space_id, field_path)
     return unique
 
 
@@ -160,7 +165,7 @@ async def create_tool(
     """Create a CUSTOM tool. Admins bind it where they say (global when omitted);
     a SPACE_ADMIN's tool is bound to its own space."""
     if principal.role not in (Role.ADMIN, Role.SPACE_ADMIN):
-        raise Forbidden("Only ADMIN and SPACE_ADMIN keys create tools.", ["input"])
+        raise ForbiddenError("Only ADMIN and SPACE_ADMIN keys create tools.", ["input"])
     name = data.name or ""
     if not TOOL_NAME.match(name):
         raise DomainError(
@@ -227,7 +232,7 @@ async def _require_manageable_tool(
 ) -> ToolDefinition:
     tool = await get_tool_for(session, principal, tool_id)
     if tool is None:
-        raise NotFound("Tool", tool_id, field_path)
+        raise NotFoundError("Tool", tool_id, field_path)
     if principal.is_admin:
         return tool
     if (
@@ -236,7 +241,7 @@ async def _require_manageable_tool(
         and tool.owner_space_id == principal.space_id
     ):
         return tool
-    raise Forbidden("This key may read this tool but not change it.", field_path)
+    raise ForbiddenError("This key may read this tool but not change it.", field_path)
 
 
 async def update_tool(
@@ -269,17 +274,17 @@ async def set_space_bindings(
 ) -> ToolDefinition | McpServer:
     """Replace every binding of a tool or server; an empty list makes it global again."""
     if not principal.is_admin:
-        raise Forbidden("Only ADMIN keys change bindings.", ["input", "id"])
+        raise ForbiddenError("Only ADMIN keys change bindings.", ["input", "id"])
     unique = await _check_space_ids(session, principal, space_ids, ["input", "spaceIds"])
     if _is_server_id(identifier):
         server = await repository.get_server(session, identifier)
         if server is None:
-            raise NotFound("MCP server", identifier, ["input", "id"])
+            raise NotFoundError("MCP server", identifier, ["input", "id"])
         await repository.replace_server_bindings(session, server.id, unique)
         return server
     tool = await repository.get_tool(session, identifier)
     if tool is None:
-        raise NotFound("Tool", identifier, ["input", "id"])
+        raise NotFoundError("Tool", identifier, ["input", "id"])
     if tool.mcp_server_id is not None:
         raise DomainError(
             "INHERITED",
@@ -304,7 +309,7 @@ async def register_mcp_server(
     session: AsyncSession, principal: Principal, data: McpServerInput, box: SecretBox
 ) -> McpServer:
     if not principal.is_admin:
-        raise Forbidden("Only ADMIN keys register MCP servers.", ["input"])
+        raise ForbiddenError("Only ADMIN keys register MCP servers.", ["input"])
     if not MCP_SERVER_NAME.match(data.name):
         raise DomainError(
             "INVALID_NAME", "Server names match ^[a-zA-Z0-9_-]{1,64}$.", _path("name")
@@ -381,11 +386,11 @@ async def set_server_status(
 ) -> McpServer:
     if not principal.is_admin:
         if await get_server_for(session, principal, server_id) is None:
-            raise NotFound("MCP server", server_id, ["input", "id"])
-        raise Forbidden("Only ADMIN keys change MCP servers.", ["input", "id"])
+            raise NotFoundError("MCP server", server_id, ["input", "id"])
+        raise ForbiddenError("Only ADMIN keys change MCP servers.", ["input", "id"])
     server = await repository.get_server(session, server_id)
     if server is None:
-        raise NotFound("MCP server", server_id, ["input", "id"])
+        raise NotFoundError("MCP server", server_id, ["input", "id"])
     server.status = status
     await session.flush()
     return server

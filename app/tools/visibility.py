@@ -74,7 +74,7 @@ def tool_is_global() -> ColumnElement[bool]:
     )
 
 
-def select_visible_tool_ids(space_id: str, tool_ids: list[str]) -> Select[tuple[str]]:
+def select_visible_tool_ids(space_id: str, tool_ids: list[str]) -> Select[str]:
     """The subset of ``tool_ids`` that are visible and ACTIVE in ``space_id``."""
     if not tool_ids:
         return select(ToolDefinition.tool_id).where(false())

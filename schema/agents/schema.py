@@ -38,7 +38,7 @@ class AgentsQuery:
     async def agent(
         self,
         info: Info,
-        id: Annotated[strawberry.ID, strawberry.argument(description="The agent's id.")],  # noqa: A002
+        id: Annotated[strawberry.ID, strawberry.argument(description="The agent's id.")],
     ) -> Agent | None:
         async with info.context.session() as session:
             row = await service.get_agent_for(session, info.context.principal, str(id))
@@ -87,7 +87,7 @@ class AgentsMutation:
     async def create_agent(
         self,
         info: Info,
-        input: Annotated[CreateAgentInput, strawberry.argument(description="The new agent.")],  # noqa: A002
+        input: Annotated[CreateAgentInput, strawberry.argument(description="The new agent.")],
     ) -> AgentPayload:
         principal = info.context.principal
         data = service.AgentInput(
@@ -107,7 +107,7 @@ class AgentsMutation:
     async def update_agent(
         self,
         info: Info,
-        input: Annotated[UpdateAgentInput, strawberry.argument(description="The changes.")],  # noqa: A002
+        input: Annotated[UpdateAgentInput, strawberry.argument(description="The changes.")],
     ) -> AgentPayload:
         principal = info.context.principal
         data = service.AgentInput(

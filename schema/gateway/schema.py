@@ -45,7 +45,7 @@ class GatewayQuery:
     async def tool_calls(
         self,
         info: Info,
-        filter: Annotated[ToolCallFilter | None, strawberry.argument(description="Narrow the list.")] = None,  # noqa: A002
+        filter: Annotated[ToolCallFilter | None, strawberry.argument(description="Narrow the list.")] = None,
         first: FirstArgument = 50,
         after: AfterArgument = None,
     ) -> Connection[ToolCall]:
@@ -60,7 +60,7 @@ class GatewayMutation:
     async def sync_mcp_server(
         self,
         info: Info,
-        id: Annotated[strawberry.ID, strawberry.argument(description="The server to sync.")],  # noqa: A002
+        id: Annotated[strawberry.ID, strawberry.argument(description="The server to sync.")],
     ) -> McpServerPayload:
         return McpServerPayload(
             mcp_server=None,
@@ -71,7 +71,7 @@ class GatewayMutation:
     async def invoke_tool(
         self,
         info: Info,
-        input: Annotated[InvokeToolInput, strawberry.argument(description="The call.")],  # noqa: A002
+        input: Annotated[InvokeToolInput, strawberry.argument(description="The call.")],
     ) -> ToolResult:
         raise ClientError(GATEWAY_PENDING, "NOT_AVAILABLE")
 
@@ -82,7 +82,7 @@ class GatewaySubscription:
     async def tool_calls(
         self,
         info: Info,
-        filter: Annotated[ToolCallFilter | None, strawberry.argument(description="Narrow the stream.")] = None,  # noqa: A002
+        filter: Annotated[ToolCallFilter | None, strawberry.argument(description="Narrow the stream.")] = None,
     ) -> AsyncGenerator[ToolCall, None]:
         raise ClientError(GATEWAY_PENDING, "NOT_AVAILABLE")
         yield  # pragma: no cover - makes this an async generator

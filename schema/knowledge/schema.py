@@ -53,7 +53,7 @@ class KnowledgeMutation:
     async def create_knowledge_base(
         self,
         info: Info,
-        input: Annotated[CreateKnowledgeBaseInput, strawberry.argument(description="The new knowledge base.")],  # noqa: A002
+        input: Annotated[CreateKnowledgeBaseInput, strawberry.argument(description="The new knowledge base.")],
     ) -> KnowledgeBasePayload:
         principal = info.context.principal
         row, errors = await in_transaction(
@@ -114,7 +114,7 @@ class KnowledgeDocumentMutation:
     async def add_document(
         self,
         info: Info,
-        input: Annotated[AddDocumentInput, strawberry.argument(description="The document.")],  # noqa: A002
+        input: Annotated[AddDocumentInput, strawberry.argument(description="The document.")],
     ) -> DocumentPayload:
         return DocumentPayload(
             document=None,

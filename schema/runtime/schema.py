@@ -41,7 +41,7 @@ class RuntimeQuery:
     async def agent_run(
         self,
         info: Info,
-        id: Annotated[strawberry.ID, strawberry.argument(description="The run's id.")],  # noqa: A002
+        id: Annotated[strawberry.ID, strawberry.argument(description="The run's id.")],
     ) -> AgentRun | None:
         # Runs are recorded by the agent runtime (issue #5); until then none exist.
         return None
@@ -62,7 +62,7 @@ class RuntimeMutation:
     async def invoke_agent(
         self,
         info: Info,
-        input: Annotated[InvokeAgentInput, strawberry.argument(description="The invocation.")],  # noqa: A002
+        input: Annotated[InvokeAgentInput, strawberry.argument(description="The invocation.")],
     ) -> InvokeAgentPayload:
         return InvokeAgentPayload(
             run=None,

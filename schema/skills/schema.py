@@ -22,7 +22,7 @@ class SkillsQuery:
         info: Info,
         first: FirstArgument = 50,
         after: AfterArgument = None,
-        filter: Annotated[SkillFilter | None, strawberry.argument(description="Narrow the list.")] = None,  # noqa: A002
+        filter: Annotated[SkillFilter | None, strawberry.argument(description="Narrow the list.")] = None,
     ) -> Connection[Skill]:
         return await skill_connection(info, info.context.principal.reach, first, after, filter)
 
@@ -30,7 +30,7 @@ class SkillsQuery:
     async def skill(
         self,
         info: Info,
-        id: Annotated[strawberry.ID, strawberry.argument(description="The skill's id.")],  # noqa: A002
+        id: Annotated[strawberry.ID, strawberry.argument(description="The skill's id.")],
     ) -> Skill | None:
         async with info.context.session() as session:
             row = await service.get_skill_for(session, info.context.principal, str(id))
@@ -75,7 +75,7 @@ class SkillsMutation:
     async def create_skill(
         self,
         info: Info,
-        input: Annotated[CreateSkillInput, strawberry.argument(description="The new skill.")],  # noqa: A002
+        input: Annotated[CreateSkillInput, strawberry.argument(description="The new skill.")],
     ) -> SkillPayload:
         principal, limit = info.context.principal, info.context.settings.skill_prompt_max_chars
         data = service.SkillInput(
@@ -99,7 +99,7 @@ class SkillsMutation:
     async def update_skill(
         self,
         info: Info,
-        input: Annotated[UpdateSkillInput, strawberry.argument(description="The changes.")],  # noqa: A002
+        input: Annotated[UpdateSkillInput, strawberry.argument(description="The changes.")],
     ) -> SkillPayload:
         principal, limit = info.context.principal, info.context.settings.skill_prompt_max_chars
         data = service.SkillInput(

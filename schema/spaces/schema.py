@@ -46,7 +46,7 @@ class SpacesQuery:
         )
 
     @strawberry.field(description="One space by id; null when absent or outside the caller's reach.")
-    async def space(self, info: Info, id: IdArgument) -> Space | None:  # noqa: A002
+    async def space(self, info: Info, id: IdArgument) -> Space | None:
         async with info.context.session() as session:
             row = await service.get_readable_space(session, info.context.principal, str(id))
         return Space.from_row(row) if row else None
@@ -70,7 +70,7 @@ class SpacesMutation:
     async def create_space(
         self,
         info: Info,
-        input: Annotated[CreateSpaceInput, strawberry.argument(description="The new space.")],  # noqa: A002
+        input: Annotated[CreateSpaceInput, strawberry.argument(description="The new space.")],
     ) -> SpacePayload:
         principal = info.context.principal
         row, errors = await in_transaction(

@@ -58,7 +58,7 @@ class Space(Node):
         info: Info,
         first: FirstArgument = 50,
         after: AfterArgument = None,
-        filter: Annotated[  # noqa: A002 - the contract's argument name
+        filter: Annotated[
             ToolFilterRef | None, strawberry.argument(description="Narrow the list.")
         ] = None,
         include_inactive: Annotated[
@@ -83,7 +83,7 @@ class Space(Node):
         info: Info,
         first: FirstArgument = 50,
         after: AfterArgument = None,
-        filter: Annotated[  # noqa: A002 - the contract's argument name
+        filter: Annotated[
             SkillFilterRef | None, strawberry.argument(description="Narrow the list.")
         ] = None,
     ) -> Connection[SkillRef]:

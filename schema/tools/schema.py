@@ -27,7 +27,7 @@ class ToolsQuery:
         info: Info,
         first: FirstArgument = 50,
         after: AfterArgument = None,
-        filter: Annotated[ToolFilter | None, strawberry.argument(description="Narrow the list.")] = None,  # noqa: A002
+        filter: Annotated[ToolFilter | None, strawberry.argument(description="Narrow the list.")] = None,
     ) -> Connection[Tool]:
         return await tool_connection(
             info,
@@ -42,7 +42,7 @@ class ToolsQuery:
     async def tool(
         self,
         info: Info,
-        id: Annotated[strawberry.ID, strawberry.argument(description="The tool's id.")],  # noqa: A002
+        id: Annotated[strawberry.ID, strawberry.argument(description="The tool's id.")],
     ) -> Tool | None:
         async with info.context.session() as session:
             row = await service.get_tool_for(session, info.context.principal, str(id))
@@ -212,7 +212,7 @@ class ToolsMutation:
     async def create_tool(
         self,
         info: Info,
-        input: Annotated[CreateToolInput, strawberry.argument(description="The new tool.")],  # noqa: A002
+        input: Annotated[CreateToolInput, strawberry.argument(description="The new tool.")],
     ) -> ToolPayload:
         principal, box = info.context.principal, info.context.secret_box
         row, errors = await in_transaction(
@@ -224,7 +224,7 @@ class ToolsMutation:
     async def update_tool(
         self,
         info: Info,
-        input: Annotated[UpdateToolInput, strawberry.argument(description="The changes.")],  # noqa: A002
+        input: Annotated[UpdateToolInput, strawberry.argument(description="The changes.")],
     ) -> ToolPayload:
         principal, box = info.context.principal, info.context.secret_box
         row, errors = await in_transaction(
@@ -237,7 +237,7 @@ class ToolsMutation:
     async def set_space_bindings(
         self,
         info: Info,
-        input: Annotated[SetBindingsInput, strawberry.argument(description="The target and its new spaces.")],  # noqa: A002
+        input: Annotated[SetBindingsInput, strawberry.argument(description="The target and its new spaces.")],
     ) -> BindingsPayload:
         principal = info.context.principal
         row, errors = await in_transaction(
@@ -256,7 +256,7 @@ class ToolsMutation:
     async def register_mcp_server(
         self,
         info: Info,
-        input: Annotated[RegisterMcpServerInput, strawberry.argument(description="The server.")],  # noqa: A002
+        input: Annotated[RegisterMcpServerInput, strawberry.argument(description="The server.")],
     ) -> McpServerPayload:
         principal, box = info.context.principal, info.context.secret_box
         data = service.McpServerInput(
