@@ -29,6 +29,17 @@ class Settings(BaseSettings):
 
     log_level: str = "INFO"
 
+    # Hosts a CUSTOM endpoint or MCP URL may reach even when they resolve to a
+    # loopback, private or link-local address (comma-separated).
+    egress_allowlist: str = ""
+    # Default quotas per space and tool (a tool may set its own).
+    tool_rate_limit: str = "600/minute"
+    tool_max_concurrency: int = 32
+
+    @property
+    def egress_hosts(self) -> set[str]:
+        return {host.strip() for host in self.egress_allowlist.split(",") if host.strip()}
+
     @cached_property
     def is_sqlite(self) -> bool:
         return make_url(self.database_url).get_backend_name() == "sqlite"

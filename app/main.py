@@ -13,8 +13,10 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 from fastapi import FastAPI
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from starlette.requests import HTTPConnection, Request
@@ -26,6 +28,14 @@ from app.catalog.loader import load_builtin_catalog
 from app.config import Settings
 from app.crypto import SecretBox, load_secret_box
 from app.db import create_engine, create_session_factory
+from app.events.bus import InProcessEventBus
+from app.gateway.egress import EgressPolicy
+from app.gateway.executors.base import Executor
+from app.gateway.executors.builtin import BuiltinExecutor
+from app.gateway.executors.http import HttpExecutor
+from app.gateway.metrics import REGISTRY as METRICS_REGISTRY
+from app.gateway.quotas import QuotaGuard
+from app.gateway.service import ToolGateway
 from app.principal import Principal
 from app.spaces import service as spaces_service
 from schema.context import Context
@@ -44,6 +54,16 @@ class Services:
     engine: AsyncEngine
     session_factory: async_sessionmaker[AsyncSession]
     secret_box: SecretBox
+    http_client: httpx.AsyncClient
+    egress: EgressPolicy
+    bus: InProcessEventBus
+    gateway: ToolGateway
+    builtins: BuiltinExecutor
+
+    async def close(self) -> None:
+        await self.bus.close()
+        await self.http_client.aclose()
+        await self.engine.dispose()
 
 
 class KeyCache:
@@ -154,11 +174,37 @@ async def prepare_database(services: Services) -> str | None:
 
 def build_services(settings: Settings) -> Services:
     engine = create_engine(settings.database_url)
+    session_factory = create_session_factory(engine)
+    secret_box = load_secret_box(settings)
+    # One shared client for every CUSTOM call; per-call timeouts come from the gateway.
+    http_client = httpx.AsyncClient(
+        follow_redirects=False,
+        limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
+        trust_env=False,
+    )
+    egress = EgressPolicy(settings.egress_hosts)
+    bus = InProcessEventBus()
+    builtins = BuiltinExecutor()
+    executors: dict[str, Executor] = {
+        "BUILTIN": builtins,
+        "CUSTOM": HttpExecutor(http_client, secret_box, egress),
+    }
+    quotas = QuotaGuard(
+        default_rate_limit=settings.tool_rate_limit,
+        default_max_concurrency=settings.tool_max_concurrency,
+        redis_url=settings.redis_url,
+    )
+    gateway = ToolGateway(session_factory=session_factory, executors=executors, quotas=quotas, bus=bus)
     return Services(
         settings=settings,
         engine=engine,
-        session_factory=create_session_factory(engine),
-        secret_box=load_secret_box(settings),
+        session_factory=session_factory,
+        secret_box=secret_box,
+        http_client=http_client,
+        egress=egress,
+        bus=bus,
+        gateway=gateway,
+        builtins=builtins,
     )
 
 
@@ -175,7 +221,7 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
             if new_key:
                 print_first_admin_key(new_key)
         yield
-        await services.engine.dispose()
+        await services.close()
 
     async def get_context(connection: HTTPConnection) -> Context:
         principal = connection.scope.get(PRINCIPAL_SCOPE_KEY)
@@ -184,6 +230,9 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
             settings=settings,
             secret_box=services.secret_box,
             viewer=principal,
+            gateway=services.gateway,
+            bus=services.bus,
+            egress=services.egress,
         )
 
     router = QuiverGraphQLRouter(
@@ -198,6 +247,10 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
     app.state.services = services
     app.include_router(router)
     app.add_middleware(AuthMiddleware, keys=keys)
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics() -> Response:
+        return Response(generate_latest(METRICS_REGISTRY), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, Any]:

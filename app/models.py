@@ -2,6 +2,7 @@
 
 from app.agents import models as agents_models
 from app.db import Base
+from app.gateway import models as gateway_models
 from app.knowledge import models as knowledge_models
 from app.skills import models as skills_models
 from app.spaces import models as spaces_models
@@ -10,6 +11,7 @@ from app.tools import models as tools_models
 __all__ = [
     "Base",
     "agents_models",
+    "gateway_models",
     "knowledge_models",
     "skills_models",
     "spaces_models",

@@ -12,6 +12,9 @@ from strawberry.types import Info as StrawberryInfo
 
 from app.config import Settings
 from app.crypto import SecretBox
+from app.events.bus import InProcessEventBus
+from app.gateway.egress import EgressPolicy
+from app.gateway.service import ToolGateway
 from app.principal import Principal
 from schema.errors import ClientError
 from schema.loaders import Loaders, build_loaders
@@ -23,6 +26,9 @@ class Context(BaseContext):
     settings: Settings
     secret_box: SecretBox
     viewer: Principal | None = None
+    gateway: ToolGateway | None = None
+    bus: InProcessEventBus | None = None
+    egress: EgressPolicy | None = None
     loaders: Loaders = field(init=False)
 
     def __post_init__(self) -> None:

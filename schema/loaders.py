@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -15,6 +16,9 @@ from strawberry.dataloader import DataLoader
 
 from app.agents import repository as agents_repository
 from app.agents.models import Agent
+from app.gateway import repository as calls_repository
+from app.gateway.models import ToolCall
+from app.gateway.stats import CallStats, stats_for_tools
 from app.knowledge import repository as knowledge_repository
 from app.knowledge.models import KnowledgeBase
 from app.skills import repository as skills_repository
@@ -81,6 +85,8 @@ class Loaders:
     knowledge_base_by_id: DataLoader[str, KnowledgeBase | None]
     document_count_by_knowledge_base_id: DataLoader[str, int]
     agent_by_id: DataLoader[str, Agent | None]
+    tool_call_by_id: DataLoader[str, ToolCall | None]
+    call_stats_by_tool: DataLoader[StatsKey, CallStats]
 
 
 def build_loaders(session_factory: SessionFactory) -> Loaders:
@@ -107,4 +113,33 @@ def build_loaders(session_factory: SessionFactory) -> Loaders:
             session_factory, knowledge_repository.document_counts, 0
         ),
         agent_by_id=_rows_by_key(session_factory, agents_repository.agents_by_ids, lambda row: row.id),
+        tool_call_by_id=_rows_by_key(session_factory, calls_repository.calls_by_ids, lambda row: row.id),
+        call_stats_by_tool=DataLoader(load_fn=_call_stats_loader(session_factory)),
     )
+
+
+@dataclass(frozen=True)
+class StatsKey:
+    """Statistics of one tool since a moment, over the calls of ``space_ids`` (None: all)."""
+
+    tool_id: str
+    since: datetime | None
+    space_ids: tuple[str, ...] | None
+
+
+def _call_stats_loader(
+    session_factory: SessionFactory,
+) -> Callable[[list[StatsKey]], Awaitable[list[CallStats]]]:
+    async def load(keys: list[StatsKey]) -> list[CallStats]:
+        groups: dict[tuple[datetime | None, tuple[str, ...] | None], list[str]] = {}
+        for key in keys:
+            groups.setdefault((key.since, key.space_ids), []).append(key.tool_id)
+        found: dict[StatsKey, CallStats] = {}
+        async with session_factory() as session:
+            for (since, space_ids), tool_ids in groups.items():
+                stats = await stats_for_tools(session, tool_ids, since, space_ids)
+                for tool_id, value in stats.items():
+                    found[StatsKey(tool_id, since, space_ids)] = value
+        return [found[key] for key in keys]
+
+    return load

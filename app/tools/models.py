@@ -40,6 +40,9 @@ class ToolDefinition(Base):
     allowed_roles: Mapped[list[str]] = mapped_column(JsonType, default=list)
     version: Mapped[str] = mapped_column(String(32), default="1.0.0")
     owner: Mapped[str | None] = mapped_column(String(200))
+    # Quotas per space and tool; null takes the defaults from settings.
+    rate_limit: Mapped[str | None] = mapped_column(String(64))
+    max_concurrency: Mapped[int | None] = mapped_column(Integer)
     # Space of the SPACE_ADMIN who created it; null for platform-owned tools.
     owner_space_id: Mapped[str | None] = mapped_column(ForeignKey("space.id"), index=True)
     # When discovery last saw the description or schema change (MCP drift).

@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from alembic import op
-
 from sqlalchemy.dialects import postgresql
 
 import app.db

@@ -4,16 +4,26 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.scalars import JSON
 
+from app.events.bus import SubscriberOverflowError
+from app.gateway import repository as calls_repository
+from app.gateway.service import TOOL_CALLS_TOPIC
 from schema.context import Info
 from schema.enums import CallStatus
 from schema.errors import ClientError, UserError
-from schema.gateway.types import ToolCall, ToolResult
-from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection, page_request
+from schema.gateway.types import ToolCall, ToolError, ToolResult
+from schema.pagination import (
+    AfterArgument,
+    Connection,
+    FirstArgument,
+    empty_connection,
+    make_connection,
+    page_request,
+)
 from schema.tools.schema import McpServerPayload
 
 GATEWAY_PENDING = "Tool execution and MCP discovery arrive with the tool gateway (issue #3)."
@@ -39,9 +49,43 @@ class InvokeToolInput:
     )
 
 
+def _call_filter(info: Info, call_filter: ToolCallFilter | None) -> calls_repository.CallFilter | None:
+    """The caller's filter narrowed to the spaces it may read; None when nothing can match."""
+    principal = info.context.principal
+    requested = str(call_filter.space_id) if call_filter and call_filter.space_id else None
+    if requested is not None and not principal.can_read_space(requested):
+        return None
+    return calls_repository.CallFilter(
+        space_ids=None if principal.is_admin else [principal.space_id or ""],
+        space_id=requested,
+        agent_id=str(call_filter.agent_id) if call_filter and call_filter.agent_id else None,
+        run_id=str(call_filter.run_id) if call_filter and call_filter.run_id else None,
+        tool_id=call_filter.tool_id if call_filter else None,
+        status=call_filter.status.value if call_filter and call_filter.status else None,
+        since=call_filter.since if call_filter else None,
+    )
+
+
+def _matches(event: dict[str, Any], call_filter: calls_repository.CallFilter) -> bool:
+    if call_filter.space_ids is not None and event["space_id"] not in call_filter.space_ids:
+        return False
+    checks = (
+        (call_filter.space_id, "space_id"),
+        (call_filter.agent_id, "agent_id"),
+        (call_filter.run_id, "run_id"),
+        (call_filter.tool_id, "tool_id"),
+        (call_filter.status, "status"),
+    )
+    if any(wanted is not None and event[name] != wanted for wanted, name in checks):
+        return False
+    return not (
+        call_filter.since is not None and datetime.fromisoformat(event["started_at"]) < call_filter.since
+    )
+
+
 @strawberry.type
 class GatewayQuery:
-    @strawberry.field(description="The call log, newest last; only calls of spaces the caller can read.")
+    @strawberry.field(description="The call log, oldest first; only calls of spaces the caller can read.")
     async def tool_calls(
         self,
         info: Info,
@@ -49,9 +93,20 @@ class GatewayQuery:
         first: FirstArgument = 50,
         after: AfterArgument = None,
     ) -> Connection[ToolCall]:
-        page_request(first, after)
-        # The call log is written by the gateway (issue #3); until then it is empty.
-        return empty_connection(after)
+        request = page_request(first, after)
+        call_filter = _call_filter(info, filter)
+        if call_filter is None:
+            return empty_connection(after)
+        async with info.context.session() as session:
+            page = await calls_repository.list_calls(session, call_filter, request)
+
+        async def total() -> int:
+            async with info.context.session() as session:
+                return await calls_repository.count_calls(session, call_filter)
+
+        return make_connection(
+            page, [ToolCall.from_row(row) for row in page.items], [row.id for row in page.items], total
+        )
 
 
 @strawberry.type
@@ -67,22 +122,56 @@ class GatewayMutation:
             user_errors=[UserError(field=["id"], code="NOT_AVAILABLE", message=GATEWAY_PENDING)],
         )
 
-    @strawberry.mutation(description="Call one tool through the gateway, as an agent of that space would.")
+    @strawberry.mutation(
+        description="Call one tool through the gateway, as an agent of that space would. Failures come back in the envelope, never as top-level errors."
+    )
     async def invoke_tool(
         self,
         info: Info,
         input: Annotated[InvokeToolInput, strawberry.argument(description="The call.")],
     ) -> ToolResult:
-        raise ClientError(GATEWAY_PENDING, "NOT_AVAILABLE")
+        gateway = info.context.gateway
+        assert gateway is not None, "the composition root provides the gateway"
+        result = await gateway.execute(
+            info.context.principal,
+            str(input.space_id),
+            str(input.tool_id),
+            input.arguments,
+            idempotency_key=input.idempotency_key,
+        )
+        return ToolResult(
+            status=CallStatus(result.status),
+            data=result.data,
+            error=ToolError.from_data(result.error),
+            trace_id=result.trace_id,
+            latency_ms=result.latency_ms,
+            call_id=result.call_id,
+        )
 
 
 @strawberry.type
 class GatewaySubscription:
-    @strawberry.subscription(description="Every finished tool call the caller may see, live; narrow with the filter.")
+    @strawberry.subscription(
+        description="Every finished tool call the caller may see, live; narrow with the filter. A subscriber that falls too far behind is disconnected with an error and can reconcile from the toolCalls query."
+    )
     async def tool_calls(
         self,
         info: Info,
         filter: Annotated[ToolCallFilter | None, strawberry.argument(description="Narrow the stream.")] = None,
     ) -> AsyncGenerator[ToolCall, None]:
-        raise ClientError(GATEWAY_PENDING, "NOT_AVAILABLE")
-        yield  # pragma: no cover - makes this an async generator
+        call_filter = _call_filter(info, filter)
+        bus = info.context.bus
+        assert bus is not None, "the composition root provides the event bus"
+        if call_filter is None:
+            return
+        try:
+            async with bus.subscribe(TOOL_CALLS_TOPIC) as subscription:
+                async for event in subscription:
+                    if _matches(event, call_filter):
+                        info.context.renew_loaders()
+                        yield ToolCall.from_event(event)
+        except SubscriberOverflowError:
+            raise ClientError(
+                "Subscriber too slow: events were dropped. Reconcile with the toolCalls query and subscribe again.",
+                "SUBSCRIBER_OVERFLOW",
+            ) from None

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import strawberry
 from strawberry.scalars import JSON
 
+from app.gateway.envelope import ToolError as ToolErrorData
+from app.gateway.models import ToolCall as ToolCallRow
+from schema.context import Info
 from schema.enums import CallStatus
 from schema.node import Node
 
@@ -23,31 +26,105 @@ ToolRef = Annotated["Tool", strawberry.lazy("schema.tools.types")]
 
 
 @strawberry.type(
-    description="Stable error codes: PARAM_INVALID, PERMISSION_DENIED, TOOL_NOT_AVAILABLE, TIMEOUT, EXTERNAL_API_ERROR, EXTERNAL_API_TIMEOUT, MCP_ERROR, RATE_LIMITED, IDEMPOTENCY_CONFLICT, INTERNAL_ERROR."
+    description="Stable error codes: PARAM_INVALID, PERMISSION_DENIED, TOOL_NOT_AVAILABLE, TIMEOUT, EXTERNAL_API_ERROR, EXTERNAL_API_TIMEOUT, MCP_ERROR, RATE_LIMITED, IDEMPOTENCY_CONFLICT, INTERNAL_ERROR (and RESPONSE_TOO_LARGE, EGRESS_DENIED)."
 )
 class ToolError:
     code: str = strawberry.field(description="Stable machine-readable code (see the type's description).")
     message: str = strawberry.field(description="Safe to show the user and the model.")
     detail: str | None = strawberry.field(description="For developers; may be null.")
 
+    @classmethod
+    def from_data(cls, error: ToolErrorData | None) -> ToolError | None:
+        return cls(code=error.code, message=error.message, detail=error.detail) if error else None
+
 
 @strawberry.type(description="One call through the tool gateway: the audit log row.")
 class ToolCall(Node):
     id: strawberry.ID = strawberry.field(description="Call id, tc_….")
-    run: AgentRunRef | None = strawberry.field(description="The agent run that made the call; null for direct calls.")
-    agent: AgentRef | None = strawberry.field(description="The agent that made the call; null for direct calls.")
-    space: SpaceRef = strawberry.field(description="The space the call was made in.")
-    tool: ToolRef | None = strawberry.field(description="The tool called; null if it no longer resolves.")
     tool_id: str = strawberry.field(description="Id of the tool called, kept even if the tool is gone.")
-    arguments: JSON = strawberry.field(description="Arguments as the caller gave them (static and secret values left out).")
+    arguments: JSON = strawberry.field(description="Arguments as the caller gave them (static values left out, secret-looking values redacted).")
     status: CallStatus = strawberry.field(description="SUCCESS or FAILED.")
     result: JSON | None = strawberry.field(description="The data returned on SUCCESS.")
     error: ToolError | None = strawberry.field(description="The structured error on FAILED.")
     latency_ms: float = strawberry.field(description="Wall time of the call, retries included, in milliseconds.")
-    attempts: int = strawberry.field(description="How many times the executor ran (1 without retries).")
+    attempts: int = strawberry.field(description="How many times the executor ran (0 for a replay of an idempotency key).")
     trace_id: str = strawberry.field(description="Finds the call in the table, the logs and the client's envelope.")
     idempotency_key: str | None = strawberry.field(description="The caller's idempotency key, if given.")
     started_at: datetime = strawberry.field(description="When the call started.")
+    space_id: strawberry.Private[str]
+    agent_id: strawberry.Private[str | None]
+    run_id: strawberry.Private[str | None]
+
+    @classmethod
+    def from_row(cls, row: ToolCallRow) -> ToolCall:
+        return cls(
+            id=strawberry.ID(row.id),
+            tool_id=row.tool_id,
+            arguments=row.arguments,
+            status=CallStatus(row.status),
+            result=row.result,
+            error=ToolError(code=row.error_code, message=row.error_message or "", detail=row.error_detail)
+            if row.error_code
+            else None,
+            latency_ms=row.latency_ms,
+            attempts=row.attempts,
+            trace_id=row.trace_id,
+            idempotency_key=row.idempotency_key,
+            started_at=row.started_at,
+            space_id=row.space_id,
+            agent_id=row.agent_id,
+            run_id=row.run_id,
+        )
+
+    @classmethod
+    def from_event(cls, event: dict[str, Any]) -> ToolCall:
+        return cls(
+            id=strawberry.ID(event["id"]),
+            tool_id=event["tool_id"],
+            arguments=event["arguments"],
+            status=CallStatus(event["status"]),
+            result=event["result"],
+            error=ToolError(code=event["error_code"], message=event["error_message"] or "", detail=event["error_detail"])
+            if event["error_code"]
+            else None,
+            latency_ms=event["latency_ms"],
+            attempts=event["attempts"],
+            trace_id=event["trace_id"],
+            idempotency_key=event["idempotency_key"],
+            started_at=datetime.fromisoformat(event["started_at"]),
+            space_id=event["space_id"],
+            agent_id=event["agent_id"],
+            run_id=event["run_id"],
+        )
+
+    @strawberry.field(description="The space the call was made in.")
+    async def space(self, info: Info) -> SpaceRef:
+        from schema.spaces.types import Space
+
+        row = await info.context.loaders.space_by_id.load(self.space_id)
+        assert row is not None  # calls are only logged in existing spaces
+        return Space.from_row(row)
+
+    @strawberry.field(description="The tool called; null if it no longer resolves.")
+    async def tool(self, info: Info) -> ToolRef | None:
+        from schema.tools.types import Tool
+
+        row = await info.context.loaders.tool_by_id.load(self.tool_id)
+        return Tool.from_row(row) if row else None
+
+    @strawberry.field(description="The agent that made the call; null for direct calls.")
+    async def agent(self, info: Info) -> AgentRef | None:
+        from schema.agents.types import Agent
+
+        if self.agent_id is None:
+            return None
+        row = await info.context.loaders.agent_by_id.load(self.agent_id)
+        return Agent.from_row(row) if row else None
+
+    @strawberry.field(description="The agent run that made the call; null for direct calls.")
+    async def run(self, info: Info) -> AgentRunRef | None:
+        # Runs are recorded by the agent runtime (issue #5).
+        return None
 
 
 @strawberry.type(description="The gateway's envelope: status, data or error, trace id.")
@@ -57,4 +134,11 @@ class ToolResult:
     error: ToolError | None = strawberry.field(description="The structured error on FAILED.")
     trace_id: str = strawberry.field(description="Finds the call in the call log and the service logs.")
     latency_ms: float = strawberry.field(description="Wall time of the call in milliseconds.")
-    call: ToolCall | None = strawberry.field(description="The call log row, when one was written.")
+    call_id: strawberry.Private[str | None]
+
+    @strawberry.field(description="The call log row; null when the call was refused before it could be logged (a space outside the caller's reach).")
+    async def call(self, info: Info) -> ToolCall | None:
+        if self.call_id is None:
+            return None
+        row = await info.context.loaders.tool_call_by_id.load(self.call_id)
+        return ToolCall.from_row(row) if row else None

@@ -138,7 +138,7 @@ class Tool(Node):
             return True
         return not await info.context.loaders.space_ids_by_mcp_server_id.load(self.row.mcp_server_id)
 
-    @strawberry.field(description="Call statistics from the call log, optionally since a moment.")
+    @strawberry.field(description="Call statistics from the call log, optionally since a moment (space keys: the calls of their space only).")
     async def stats(
         self,
         info: Info,
@@ -147,10 +147,18 @@ class Tool(Node):
             strawberry.argument(description="Only count calls started at or after this moment."),
         ] = None,
     ) -> CallStats:
-        # The call log arrives with the gateway; until then a tool has no calls.
+        from schema.loaders import StatsKey
+
+        principal = info.context.principal
+        space_ids = None if principal.is_admin else (principal.space_id or "",)
+        stats = await info.context.loaders.call_stats_by_tool.load(StatsKey(self.row.tool_id, since, space_ids))
         return CallStats(
-            calls=0, failures=0, failures_by_code={}, p50_latency_ms=None, p95_latency_ms=None,
-            last_called_at=None,
+            calls=stats.calls,
+            failures=stats.failures,
+            failures_by_code=stats.failures_by_code,
+            p50_latency_ms=stats.p50_latency_ms,
+            p95_latency_ms=stats.p95_latency_ms,
+            last_called_at=stats.last_called_at,
         )
 
 

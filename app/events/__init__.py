@@ -1,0 +1,1 @@
+"""The event bus: notifications about rows already written (the table is the record)."""

@@ -1,0 +1,37 @@
+"""What every executor receives and promises."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from app.principal import Principal
+from app.tools.models import ToolDefinition
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One attempt at running a tool. ``arguments`` already hold the static values."""
+
+    tool: ToolDefinition
+    arguments: dict[str, Any]
+    principal: Principal
+    space_id: str
+    trace_id: str
+    timeout_s: float
+    attempt: int = 1
+    agent_id: str | None = None
+    run_id: str | None = None
+    idempotency_key: str | None = None
+    delegation_depth: int = 0
+
+
+class Executor(Protocol):
+    #: Upper bound of one attempt, whatever the tool's timeout_ms says.
+    cap_seconds: float
+    #: Error code when an attempt runs out of time.
+    timeout_code: str
+
+    async def execute(self, invocation: Invocation) -> Any:
+        """Return the tool's data, or raise ToolFailure."""
+        ...

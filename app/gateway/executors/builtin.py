@@ -1,0 +1,132 @@
+"""BUILTIN tools, run in-process (cap 5 s)."""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from simpleeval import InvalidExpression, NumberTooHigh, SimpleEval
+
+from app.gateway.envelope import INTERNAL_ERROR, PARAM_INVALID, TIMEOUT, TOOL_NOT_AVAILABLE, ToolFailure
+from app.gateway.executors.base import Invocation
+
+BuiltinFunction = Callable[[Invocation], Awaitable[Any]]
+
+MAX_EXPRESSION_LENGTH = 500
+MAX_EXPONENT = 1000
+MAX_RESULT_DIGITS = 400
+
+
+async def current_time(invocation: Invocation) -> dict[str, Any]:
+    zone_name = invocation.arguments.get("timezone") or "UTC"
+    try:
+        zone = ZoneInfo(zone_name) if zone_name != "UTC" else UTC
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ToolFailure(
+            PARAM_INVALID,
+            f"Unknown time zone {zone_name!r}; use an IANA name such as Europe/Paris.",
+            "/timezone",
+        ) from None
+    now = datetime.now(zone)
+    return {
+        "iso": now.isoformat(),
+        "timezone": zone_name,
+        "utcOffset": now.strftime("%z"),
+        "weekday": now.strftime("%A"),
+        "unix": int(now.timestamp()),
+    }
+
+
+def _safe_power(base: Any, exponent: Any) -> Any:
+    if isinstance(exponent, int | float) and abs(exponent) > MAX_EXPONENT:
+        raise ToolFailure(PARAM_INVALID, f"Exponents above {MAX_EXPONENT} are refused.", "/expression")
+    if isinstance(base, int | float) and isinstance(exponent, int | float) and base not in (0, 1, -1):
+        # Bound the size of the result before computing it.
+        magnitude = abs(exponent) * math.log10(max(abs(base), 1e-300))
+        if magnitude > MAX_RESULT_DIGITS:
+            raise ToolFailure(PARAM_INVALID, "The result would be too large.", "/expression")
+    return operator.pow(base, exponent)
+
+
+def _evaluator() -> SimpleEval:
+    evaluator = SimpleEval()
+    evaluator.operators = {
+        ast.Add: operator.add,
+        ast.Sub: operator.sub,
+        ast.Mult: operator.mul,
+        ast.Div: operator.truediv,
+        ast.FloorDiv: operator.floordiv,
+        ast.Mod: operator.mod,
+        ast.Pow: _safe_power,
+        ast.USub: operator.neg,
+        ast.UAdd: operator.pos,
+    }
+    evaluator.functions = {
+        "abs": abs,
+        "round": round,
+        "min": min,
+        "max": max,
+        "sqrt": math.sqrt,
+    }
+    evaluator.names = {"pi": math.pi, "e": math.e}
+    return evaluator
+
+
+async def calculator(invocation: Invocation) -> dict[str, Any]:
+    expression = str(invocation.arguments.get("expression", ""))
+    if len(expression) > MAX_EXPRESSION_LENGTH:
+        raise ToolFailure(PARAM_INVALID, f"Expressions are limited to {MAX_EXPRESSION_LENGTH} characters.")
+    try:
+        value = _evaluator().eval(expression)
+    except ToolFailure:
+        raise
+    except ZeroDivisionError:
+        raise ToolFailure(PARAM_INVALID, "Division by zero.", "/expression") from None
+    except (NumberTooHigh, OverflowError):
+        raise ToolFailure(PARAM_INVALID, "The result would be too large.", "/expression") from None
+    except (InvalidExpression, SyntaxError, TypeError, ValueError, KeyError, AttributeError) as error:
+        raise ToolFailure(
+            PARAM_INVALID, "Not an arithmetic expression this calculator understands.", str(error)
+        ) from None
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise ToolFailure(PARAM_INVALID, "The expression does not evaluate to a number.")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ToolFailure(PARAM_INVALID, "The result is not a finite number.")
+    return {"expression": expression, "result": value}
+
+
+async def not_yet_available(invocation: Invocation) -> Any:
+    # bt_search_knowledge lands with the knowledge issue (#4), bt_send_message with the runtime (#5).
+    raise ToolFailure(
+        TOOL_NOT_AVAILABLE,
+        f"{invocation.tool.name} is not available on this platform yet.",
+        f"{invocation.tool.tool_id} has no executor in this release",
+    )
+
+
+class BuiltinExecutor:
+    cap_seconds = 5.0
+    timeout_code = TIMEOUT
+
+    def __init__(self) -> None:
+        self.functions: dict[str, BuiltinFunction] = {
+            "bt_current_time": current_time,
+            "bt_calculator": calculator,
+            "bt_search_knowledge": not_yet_available,
+            "bt_send_message": not_yet_available,
+        }
+
+    def register(self, tool_id: str, function: BuiltinFunction) -> None:
+        """Later domains (knowledge, runtime) plug their builtins in here."""
+        self.functions[tool_id] = function
+
+    async def execute(self, invocation: Invocation) -> Any:
+        function = self.functions.get(invocation.tool.tool_id)
+        if function is None:
+            raise ToolFailure(INTERNAL_ERROR, "This builtin tool has no executor.", invocation.tool.tool_id)
+        return await function(invocation)

@@ -1,0 +1,185 @@
+"""CUSTOM tools: a JSON POST of the arguments to the tool's endpoint (cap 10 s).
+
+One shared httpx client; redirects are never followed; the endpoint's host is
+checked against the egress policy before every call; responses over 1 MB are
+refused. Credentials come from the tool's encrypted auth configuration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from app.crypto import SecretBox
+from app.gateway.egress import EgressDeniedError, EgressPolicy
+from app.gateway.envelope import (
+    EGRESS_DENIED,
+    EXTERNAL_API_ERROR,
+    EXTERNAL_API_TIMEOUT,
+    RESPONSE_TOO_LARGE,
+    ToolFailure,
+)
+from app.gateway.executors.base import Invocation
+
+MAX_RESPONSE_BYTES = 1024 * 1024
+TOKEN_EXPIRY_MARGIN_S = 30.0
+
+
+@dataclass
+class _Token:
+    value: str
+    expires_at: float
+
+
+class OAuthTokenCache:
+    """Client-credentials tokens per (token URL, client id), cached until shortly before expiry."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self._client = client
+        self._tokens: dict[tuple[str, str, str], _Token] = {}
+        self._locks: dict[tuple[str, str, str], asyncio.Lock] = {}
+
+    async def token(self, config: dict[str, Any], *, refresh: bool = False) -> str:
+        key = (config["token_url"], config["client_id"], " ".join(config.get("scopes") or []))
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            cached = self._tokens.get(key)
+            if cached and not refresh and cached.expires_at > time.monotonic():
+                return cached.value
+            form = {"grant_type": "client_credentials", "client_id": config["client_id"],
+                    "client_secret": config["secret"]}
+            if config.get("scopes"):
+                form["scope"] = " ".join(config["scopes"])
+            try:
+                response = await self._client.post(config["token_url"], data=form)
+            except httpx.TimeoutException:
+                raise ToolFailure(EXTERNAL_API_TIMEOUT, "The token endpoint timed out.", retryable=True) from None
+            except httpx.HTTPError as error:
+                raise ToolFailure(
+                    EXTERNAL_API_ERROR, "The token endpoint could not be reached.", type(error).__name__,
+                    retryable=True,
+                ) from None
+            if response.status_code != 200:
+                raise ToolFailure(
+                    EXTERNAL_API_ERROR, "The token endpoint refused the credentials.",
+                    f"token endpoint answered HTTP {response.status_code}",
+                )
+            try:
+                body = response.json()
+                value = str(body["access_token"])
+            except (ValueError, KeyError):
+                raise ToolFailure(EXTERNAL_API_ERROR, "The token endpoint answered without a token.") from None
+            lifetime = float(body.get("expires_in") or 3600)
+            self._tokens[key] = _Token(value, time.monotonic() + max(lifetime - TOKEN_EXPIRY_MARGIN_S, 1.0))
+            return value
+
+
+class HttpExecutor:
+    cap_seconds = 10.0
+    timeout_code = EXTERNAL_API_TIMEOUT
+
+    def __init__(self, client: httpx.AsyncClient, secret_box: SecretBox, egress: EgressPolicy) -> None:
+        self.client = client
+        self.secret_box = secret_box
+        self.egress = egress
+        self.tokens = OAuthTokenCache(client)
+
+    async def _auth_headers(self, auth_type: str, config: dict[str, Any] | None, *, refresh: bool) -> dict[str, str]:
+        if auth_type == "NONE" or config is None:
+            return {}
+        if auth_type in ("API_KEY", "HEADER"):
+            return {config["header_name"]: config["secret"]}
+        if auth_type == "BEARER":
+            return {"Authorization": f"Bearer {config['secret']}"}
+        if auth_type == "OAUTH_CLIENT_CREDENTIALS":
+            return {"Authorization": f"Bearer {await self.tokens.token(config, refresh=refresh)}"}
+        return {}
+
+    async def execute(self, invocation: Invocation) -> Any:
+        tool = invocation.tool
+        endpoint = tool.endpoint or ""
+        try:
+            await self.egress.check_url(endpoint)
+        except EgressDeniedError as error:
+            raise ToolFailure(
+                EGRESS_DENIED, "The tool's endpoint is not reachable from this platform.", str(error)
+            ) from None
+        config = self.secret_box.decrypt(tool.auth_config) if tool.auth_config else None
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "X-Quiver-Trace-Id": invocation.trace_id,
+        }
+        if invocation.idempotency_key:
+            headers["Idempotency-Key"] = invocation.idempotency_key
+        body = json.dumps(invocation.arguments).encode()
+        status, payload, content_type = await self._post(invocation, endpoint, headers, body, config, refresh=False)
+        if status == 401 and tool.auth_type == "OAUTH_CLIENT_CREDENTIALS":
+            # The cached token may have been revoked: fetch a new one, once.
+            status, payload, content_type = await self._post(invocation, endpoint, headers, body, config, refresh=True)
+        if not 200 <= status < 300:
+            snippet = payload[:500].decode("utf-8", "replace")
+            raise ToolFailure(
+                EXTERNAL_API_ERROR,
+                f"The tool's service answered with an error (HTTP {status}).",
+                f"HTTP {status}: {snippet}",
+                retryable=status >= 500 or status == 429,
+            )
+        text = payload.decode("utf-8", "replace")
+        if "json" in content_type or text[:1] in ("{", "["):
+            try:
+                return json.loads(text) if text else None
+            except ValueError:
+                return text
+        return text
+
+    async def _post(
+        self,
+        invocation: Invocation,
+        endpoint: str,
+        headers: dict[str, str],
+        body: bytes,
+        config: dict[str, Any] | None,
+        *,
+        refresh: bool,
+    ) -> tuple[int, bytes, str]:
+        request_headers = {**headers, **await self._auth_headers(invocation.tool.auth_type, config, refresh=refresh)}
+        try:
+            async with self.client.stream(
+                "POST", endpoint, content=body, headers=request_headers,
+                timeout=invocation.timeout_s, follow_redirects=False,
+            ) as response:
+                declared = response.headers.get("content-length")
+                if declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+                    raise _too_large(int(declared))
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > MAX_RESPONSE_BYTES:
+                        raise _too_large(size)
+                    chunks.append(chunk)
+                return response.status_code, b"".join(chunks), response.headers.get("content-type", "")
+        except httpx.TimeoutException:
+            raise ToolFailure(
+                EXTERNAL_API_TIMEOUT, "The tool's service did not answer in time.",
+                f"no response within {invocation.timeout_s:.1f}s", retryable=True,
+            ) from None
+        except httpx.HTTPError as error:
+            raise ToolFailure(
+                EXTERNAL_API_ERROR, "The tool's service could not be reached.",
+                f"{type(error).__name__}: {error}", retryable=True,
+            ) from None
+
+
+def _too_large(size: int) -> ToolFailure:
+    return ToolFailure(
+        RESPONSE_TOO_LARGE,
+        "The tool's response is larger than the platform accepts.",
+        f"response of at least {size} bytes exceeds {MAX_RESPONSE_BYTES}",
+    )

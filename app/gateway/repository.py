@@ -1,0 +1,141 @@
+"""Every SQL statement of the gateway: the call log and idempotency records."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, delete, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.gateway.models import IdempotencyRecord, ToolCall
+from app.pagination import Page, PageRequest, count, fetch_page
+
+
+@dataclass(frozen=True)
+class CallFilter:
+    space_ids: Sequence[str] | None = None  # None: every space (admins)
+    space_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    tool_id: str | None = None
+    status: str | None = None
+    since: datetime | None = None
+
+
+def _statement(call_filter: CallFilter) -> Select[ToolCall]:
+    statement = select(ToolCall)
+    if call_filter.space_ids is not None:
+        statement = statement.where(ToolCall.space_id.in_(call_filter.space_ids))
+    if call_filter.space_id is not None:
+        statement = statement.where(ToolCall.space_id == call_filter.space_id)
+    if call_filter.agent_id is not None:
+        statement = statement.where(ToolCall.agent_id == call_filter.agent_id)
+    if call_filter.run_id is not None:
+        statement = statement.where(ToolCall.run_id == call_filter.run_id)
+    if call_filter.tool_id is not None:
+        statement = statement.where(ToolCall.tool_id == call_filter.tool_id)
+    if call_filter.status is not None:
+        statement = statement.where(ToolCall.status == call_filter.status)
+    if call_filter.since is not None:
+        statement = statement.where(ToolCall.started_at >= call_filter.since)
+    return statement
+
+
+async def list_calls(session: AsyncSession, call_filter: CallFilter, page: PageRequest) -> Page[ToolCall]:
+    return await fetch_page(session, _statement(call_filter), ToolCall.id, page)
+
+
+async def count_calls(session: AsyncSession, call_filter: CallFilter) -> int:
+    return await count(session, _statement(call_filter))
+
+
+async def calls_by_ids(session: AsyncSession, call_ids: Sequence[str]) -> list[ToolCall]:
+    if not call_ids:
+        return []
+    return list((await session.scalars(select(ToolCall).where(ToolCall.id.in_(call_ids)))).all())
+
+
+async def get_call(session: AsyncSession, call_id: str) -> ToolCall | None:
+    return await session.get(ToolCall, call_id)
+
+
+async def stats_rows(
+    session: AsyncSession, tool_ids: Sequence[str], since: datetime | None, space_ids: Sequence[str] | None
+) -> list[tuple[str, str, str | None, float, datetime]]:
+    """(tool_id, status, error_code, latency_ms, started_at) of the matching calls."""
+    statement = select(
+        ToolCall.tool_id, ToolCall.status, ToolCall.error_code, ToolCall.latency_ms, ToolCall.started_at
+    ).where(ToolCall.tool_id.in_(tool_ids))
+    if since is not None:
+        statement = statement.where(ToolCall.started_at >= since)
+    if space_ids is not None:
+        statement = statement.where(ToolCall.space_id.in_(space_ids))
+    return [tuple(row) for row in (await session.execute(statement)).all()]  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------- idempotency
+
+
+async def claim_idempotency_key(
+    session: AsyncSession, record: IdempotencyRecord
+) -> bool:
+    """Insert the PENDING record; False when the key already exists (someone else has it)."""
+    try:
+        async with session.begin_nested():
+            session.add(record)
+            await session.flush()
+    except IntegrityError:
+        return False
+    return True
+
+
+async def get_idempotency_record(session: AsyncSession, space_id: str, key: str) -> IdempotencyRecord | None:
+    statement = select(IdempotencyRecord).where(
+        IdempotencyRecord.space_id == space_id, IdempotencyRecord.key == key
+    ).execution_options(populate_existing=True)
+    return await session.scalar(statement)
+
+
+async def complete_idempotency_key(
+    session: AsyncSession, space_id: str, key: str, envelope: dict[str, Any]
+) -> None:
+    await session.execute(
+        update(IdempotencyRecord)
+        .where(IdempotencyRecord.space_id == space_id, IdempotencyRecord.key == key)
+        .values(state="DONE", envelope=envelope)
+    )
+
+
+async def release_idempotency_key(session: AsyncSession, space_id: str, key: str) -> None:
+    await session.execute(
+        delete(IdempotencyRecord).where(IdempotencyRecord.space_id == space_id, IdempotencyRecord.key == key)
+    )
+
+
+async def take_over_idempotency_key(
+    session: AsyncSession, space_id: str, key: str, stale_before: datetime, now: datetime
+) -> bool:
+    """Take a PENDING key whose owner went away (created before ``stale_before``)."""
+    result = await session.execute(
+        update(IdempotencyRecord)
+        .where(
+            IdempotencyRecord.space_id == space_id,
+            IdempotencyRecord.key == key,
+            IdempotencyRecord.state == "PENDING",
+            IdempotencyRecord.created_at < stale_before,
+        )
+        .values(created_at=now)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def purge_expired_idempotency_keys(session: AsyncSession, now: datetime) -> None:
+    await session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.expires_at < now))
+
+
+async def count_for_tool(session: AsyncSession, tool_id: str) -> int:
+    return int(await session.scalar(select(func.count()).where(ToolCall.tool_id == tool_id)) or 0)

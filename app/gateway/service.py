@@ -1,0 +1,440 @@
+"""ToolGateway.execute: the only door to a tool.
+
+Order: resolve → visibility + role → static arguments + JSON Schema → quota and
+concurrency → idempotency → executor under a timeout → retries by policy →
+envelope → one tool_call row → one event on the bus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.db import utcnow
+from app.events.bus import EventBus
+from app.gateway import metrics
+from app.gateway import repository as calls_repository
+from app.gateway.envelope import (
+    IDEMPOTENCY_CONFLICT,
+    INTERNAL_ERROR,
+    PARAM_INVALID,
+    PERMISSION_DENIED,
+    TOOL_NOT_AVAILABLE,
+    ToolError,
+    ToolFailure,
+    ToolResult,
+)
+from app.gateway.executors.base import Executor, Invocation
+from app.gateway.models import IdempotencyRecord, ToolCall
+from app.gateway.quotas import QuotaGuard
+from app.ids import new_id
+from app.principal import Principal
+from app.spaces import repository as spaces_repository
+from app.tools import repository as tools_repository
+from app.tools.models import ToolDefinition
+
+logger = logging.getLogger("quiver.gateway")
+
+TOOL_CALLS_TOPIC = "tool_calls"
+IDEMPOTENCY_TTL = timedelta(hours=24)
+IDEMPOTENCY_POLL_S = 0.02
+SECRET_ARGUMENT = re.compile(r"(password|passwd|secret|token|api[_-]?key|authorization)", re.IGNORECASE)
+REDACTED = "[redacted]"
+BACKOFF_BASE_S = 0.05
+BACKOFF_MAX_S = 1.0
+EXECUTOR_GRACE_S = 1.0
+
+
+@dataclass(frozen=True)
+class CallRequest:
+    principal: Principal
+    space_id: str
+    tool_id: str
+    arguments: Any
+    agent_id: str | None
+    run_id: str | None
+    idempotency_key: str | None
+    delegation_depth: int
+
+
+def logged_arguments(arguments: Any, static_keys: set[str]) -> dict[str, Any]:
+    """The caller's arguments as logged: static values dropped, secret-looking values redacted."""
+    if not isinstance(arguments, dict):
+        return {"_invalid": repr(arguments)[:200]}
+    return {
+        key: (REDACTED if SECRET_ARGUMENT.search(key) else value)
+        for key, value in arguments.items()
+        if key not in static_keys
+    }
+
+
+def request_hash(tool_id: str, arguments: Any) -> str:
+    canonical = json.dumps({"tool": tool_id, "arguments": arguments}, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def call_event(call: ToolCall) -> dict[str, Any]:
+    """The bus payload of a finished call: the whole row, JSON-ready."""
+    return {
+        "id": call.id,
+        "tool_id": call.tool_id,
+        "tool_type": call.tool_type,
+        "space_id": call.space_id,
+        "agent_id": call.agent_id,
+        "run_id": call.run_id,
+        "arguments": call.arguments,
+        "status": call.status,
+        "result": call.result,
+        "error_code": call.error_code,
+        "error_message": call.error_message,
+        "error_detail": call.error_detail,
+        "latency_ms": call.latency_ms,
+        "attempts": call.attempts,
+        "trace_id": call.trace_id,
+        "idempotency_key": call.idempotency_key,
+        "started_at": call.started_at.isoformat(),
+        "finished_at": call.finished_at.isoformat(),
+    }
+
+
+class ToolGateway:
+    def __init__(
+        self,
+        *,
+        session_factory: async_sessionmaker[AsyncSession],
+        executors: dict[str, Executor],
+        quotas: QuotaGuard,
+        bus: EventBus,
+    ) -> None:
+        self.session_factory = session_factory
+        self.executors = executors
+        self.quotas = quotas
+        self.bus = bus
+
+    async def execute(
+        self,
+        principal: Principal,
+        space_id: str,
+        tool_id: str,
+        arguments: Any,
+        *,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        idempotency_key: str | None = None,
+        delegation_depth: int = 0,
+    ) -> ToolResult:
+        request = CallRequest(
+            principal, space_id, tool_id, arguments, agent_id, run_id, idempotency_key, delegation_depth
+        )
+        trace_id = secrets.token_hex(16)
+        started_at = utcnow()
+        clock = time.perf_counter()
+        tool: ToolDefinition | None = None
+        attempts = 0
+        data: Any = None
+        failure: ToolFailure | None = None
+        try:
+            tool, reachable = await self._resolve(request)
+            if not reachable:
+                # A space the caller cannot reach: nothing is logged into it.
+                return self._envelope_only(trace_id, clock, _not_available(tool_id))
+            merged = self._check(request, tool)
+            if request.idempotency_key:
+                data, failure, attempts = await self._run_idempotent(request, tool, merged, trace_id)
+            else:
+                data, failure, attempts = await self._run_with_quota(request, tool, merged, trace_id)
+        except ToolFailure as rejected:
+            failure = rejected
+        except Exception:
+            logger.exception("gateway failure", extra={"trace_id": trace_id, "tool_id": tool_id})
+            failure = ToolFailure(INTERNAL_ERROR, "The tool call failed inside the platform.", f"trace {trace_id}")
+        latency_ms = (time.perf_counter() - clock) * 1000
+        return await self._finish(request, tool, trace_id, started_at, latency_ms, attempts, data, failure)
+
+    # ------------------------------------------------------------ steps
+
+    async def _resolve(self, request: CallRequest) -> tuple[ToolDefinition, bool]:
+        principal = request.principal
+        async with self.session_factory() as session:
+            if (
+                not principal.can_read_space(request.space_id)
+                or await spaces_repository.get_space(session, request.space_id) is None
+            ):
+                return _placeholder_tool(request.tool_id), False
+            tool = await tools_repository.get_tool(session, request.tool_id)
+            visible = tool is not None and await tools_repository.is_tool_visible(
+                session, request.tool_id, request.space_id
+            )
+        if tool is None or not visible:
+            raise _not_available(request.tool_id)
+        if not principal.can_invoke_in_space(request.space_id):
+            raise ToolFailure(PERMISSION_DENIED, "This key may not call tools.", f"role {principal.role.value}")
+        if tool.allowed_roles and principal.role.value not in tool.allowed_roles:
+            raise ToolFailure(
+                PERMISSION_DENIED,
+                "You are not allowed to call this tool.",
+                f"role {principal.role.value} not in {tool.allowed_roles}",
+            )
+        return tool, True
+
+    def _check(self, request: CallRequest, tool: ToolDefinition) -> dict[str, Any]:
+        if not isinstance(request.arguments, dict):
+            raise ToolFailure(PARAM_INVALID, "Arguments must be a JSON object.", "(root): not an object")
+        # Platform-held values win: the caller can never set or override them.
+        merged = {**request.arguments, **(tool.static_arguments or {})}
+        errors = sorted(
+            Draft202012Validator(tool.input_schema).iter_errors(merged), key=lambda error: list(error.path)
+        )
+        if errors:
+            problems = [
+                {"path": "/" + "/".join(str(part) for part in error.path), "message": error.message}
+                for error in errors
+            ]
+            summary = "; ".join(f"{problem['path']}: {problem['message']}" for problem in problems[:5])
+            raise ToolFailure(
+                PARAM_INVALID,
+                f"The arguments do not match the tool's input schema: {summary}",
+                json.dumps(problems),
+            )
+        return merged
+
+    async def _run_with_quota(
+        self, request: CallRequest, tool: ToolDefinition, merged: dict[str, Any], trace_id: str
+    ) -> tuple[Any, ToolFailure | None, int]:
+        async with self.quotas.admit(request.space_id, tool):
+            return await self._run(request, tool, merged, trace_id)
+
+    async def _run(
+        self, request: CallRequest, tool: ToolDefinition, merged: dict[str, Any], trace_id: str
+    ) -> tuple[Any, ToolFailure | None, int]:
+        executor = self.executors.get(tool.type)
+        if executor is None:
+            raise ToolFailure(INTERNAL_ERROR, "No executor for this kind of tool.", tool.type)
+        timeout_s = min(tool.timeout_ms / 1000, executor.cap_seconds)
+        max_attempts = 1
+        if tool.type != "MCP" and (tool.side_effect == "READ" or request.idempotency_key):
+            max_attempts += max(tool.max_retries, 0)
+        failure: ToolFailure | None = None
+        for attempt in range(1, max_attempts + 1):
+            invocation = Invocation(
+                tool=tool,
+                arguments=merged,
+                principal=request.principal,
+                space_id=request.space_id,
+                trace_id=trace_id,
+                timeout_s=timeout_s,
+                attempt=attempt,
+                agent_id=request.agent_id,
+                run_id=request.run_id,
+                idempotency_key=request.idempotency_key,
+                delegation_depth=request.delegation_depth,
+            )
+            try:
+                data = await asyncio.wait_for(executor.execute(invocation), timeout_s + EXECUTOR_GRACE_S)
+                return data, None, attempt
+            except TimeoutError:
+                failure = ToolFailure(
+                    executor.timeout_code,
+                    "The tool did not finish in time.",
+                    f"no result within {timeout_s:.1f}s",
+                    retryable=True,
+                )
+            except ToolFailure as raised:
+                failure = raised
+            except Exception:
+                logger.exception("executor crashed", extra={"trace_id": trace_id, "tool_id": tool.tool_id})
+                failure = ToolFailure(INTERNAL_ERROR, "The tool failed unexpectedly.", f"trace {trace_id}")
+            if not failure.retryable or attempt == max_attempts:
+                return None, failure, attempt
+            await asyncio.sleep(min(BACKOFF_BASE_S * 2 ** (attempt - 1), BACKOFF_MAX_S))
+        return None, failure, max_attempts
+
+    async def _run_idempotent(
+        self, request: CallRequest, tool: ToolDefinition, merged: dict[str, Any], trace_id: str
+    ) -> tuple[Any, ToolFailure | None, int]:
+        """Exactly one execution per (space, key): the first caller claims the key,
+        concurrent duplicates wait for its envelope."""
+        key = request.idempotency_key
+        assert key is not None
+        fingerprint = request_hash(tool.tool_id, request.arguments)
+        async with self.quotas.admit(request.space_id, tool):
+            while True:
+                if await self._claim(request.space_id, key, tool.tool_id, fingerprint):
+                    break
+                stored = await self._await_stored(request.space_id, key, fingerprint, tool)
+                if stored is not None:
+                    return stored
+            try:
+                data, failure, attempts = await self._run(request, tool, merged, trace_id)
+            except BaseException:
+                await self._release(request.space_id, key)
+                raise
+            if failure is not None and failure.retryable:
+                # A transient failure is not a result: the caller may retry with the same key.
+                await self._release(request.space_id, key)
+            else:
+                envelope = {
+                    "status": "FAILED" if failure else "SUCCESS",
+                    "data": data,
+                    "error": failure.error.as_dict() if failure else None,
+                }
+                async with self.session_factory() as session, session.begin():
+                    await calls_repository.complete_idempotency_key(session, request.space_id, key, envelope)
+            return data, failure, attempts
+
+    async def _claim(self, space_id: str, key: str, tool_id: str, fingerprint: str) -> bool:
+        now = utcnow()
+        async with self.session_factory() as session:
+            await calls_repository.purge_expired_idempotency_keys(session, now)
+            session.add(
+                IdempotencyRecord(
+                    space_id=space_id,
+                    key=key,
+                    tool_id=tool_id,
+                    request_hash=fingerprint,
+                    state="PENDING",
+                    envelope=None,
+                    created_at=now,
+                    expires_at=now + IDEMPOTENCY_TTL,
+                )
+            )
+            try:
+                await session.commit()
+            except IntegrityError:
+                await session.rollback()
+                return False
+        return True
+
+    async def _await_stored(
+        self, space_id: str, key: str, fingerprint: str, tool: ToolDefinition
+    ) -> tuple[Any, ToolFailure | None, int] | None:
+        """The stored outcome of the key's first call; None when the key is free again."""
+        executor = self.executors.get(tool.type)
+        cap = executor.cap_seconds if executor else 15.0
+        # The owner may retry: wait for as long as its attempts can take, then take over.
+        stale_after = timedelta(seconds=(cap + EXECUTOR_GRACE_S) * (1 + max(tool.max_retries, 0)) + 5)
+        while True:
+            async with self.session_factory() as session:
+                record = await calls_repository.get_idempotency_record(session, space_id, key)
+            if record is None:
+                return None
+            if record.request_hash != fingerprint:
+                raise ToolFailure(
+                    IDEMPOTENCY_CONFLICT,
+                    "This idempotency key was already used with other arguments.",
+                    f"key {key!r} belongs to another request",
+                )
+            if record.state == "DONE" and record.envelope is not None:
+                envelope = record.envelope
+                error = envelope.get("error")
+                failure = (
+                    ToolFailure(error["code"], error["message"], error.get("detail")) if error else None
+                )
+                return envelope.get("data"), failure, 0
+            now = utcnow()
+            if record.created_at < now - stale_after:
+                async with self.session_factory() as session, session.begin():
+                    await calls_repository.release_idempotency_key(session, space_id, key)
+                return None
+            await asyncio.sleep(IDEMPOTENCY_POLL_S)
+
+    async def _release(self, space_id: str, key: str) -> None:
+        async with self.session_factory() as session, session.begin():
+            await calls_repository.release_idempotency_key(session, space_id, key)
+
+    # ------------------------------------------------------------ outcome
+
+    def _envelope_only(self, trace_id: str, clock: float, failure: ToolFailure) -> ToolResult:
+        latency_ms = (time.perf_counter() - clock) * 1000
+        logger.info(
+            "tool call refused",
+            extra={"trace_id": trace_id, "error_code": failure.error.code, "latency_ms": latency_ms},
+        )
+        return ToolResult(status="FAILED", trace_id=trace_id, latency_ms=latency_ms, error=failure.error)
+
+    async def _finish(
+        self,
+        request: CallRequest,
+        tool: ToolDefinition | None,
+        trace_id: str,
+        started_at: datetime,
+        latency_ms: float,
+        attempts: int,
+        data: Any,
+        failure: ToolFailure | None,
+    ) -> ToolResult:
+        error: ToolError | None = failure.error if failure else None
+        static_keys = set((tool.static_arguments or {}) if tool else {})
+        call = ToolCall(
+            id=new_id("tc_"),
+            tool_id=request.tool_id,
+            tool_type=tool.type if tool else None,
+            space_id=request.space_id,
+            agent_id=request.agent_id,
+            run_id=request.run_id,
+            principal_key_id=request.principal.key_id,
+            arguments=logged_arguments(request.arguments, static_keys),
+            status="FAILED" if error else "SUCCESS",
+            result=None if error else data,
+            error_code=error.code if error else None,
+            error_message=error.message if error else None,
+            error_detail=error.detail if error else None,
+            latency_ms=latency_ms,
+            attempts=attempts,
+            trace_id=trace_id,
+            idempotency_key=request.idempotency_key,
+            started_at=started_at,
+            finished_at=utcnow(),
+        )
+        async with self.session_factory() as session, session.begin():
+            session.add(call)
+        kind = tool.type if tool else "UNKNOWN"
+        metrics.observe(kind, request.tool_id, latency_ms / 1000, error.code if error else None)
+        logger.info(
+            "tool call %s",
+            call.status,
+            extra={
+                "trace_id": trace_id,
+                "call_id": call.id,
+                "tool_id": request.tool_id,
+                "space_id": request.space_id,
+                "status": call.status,
+                "error_code": call.error_code,
+                "latency_ms": round(latency_ms, 3),
+                "attempts": attempts,
+            },
+        )
+        await self.bus.publish(TOOL_CALLS_TOPIC, call_event(call))
+        return ToolResult(
+            status=call.status,
+            trace_id=trace_id,
+            latency_ms=latency_ms,
+            data=call.result,
+            error=error,
+            call_id=call.id,
+            attempts=attempts,
+        )
+
+
+def _not_available(tool_id: str) -> ToolFailure:
+    return ToolFailure(
+        TOOL_NOT_AVAILABLE,
+        "This tool is not available here.",
+        f"{tool_id} does not exist, is not ACTIVE, or is not visible in this space",
+    )
+
+
+def _placeholder_tool(tool_id: str) -> ToolDefinition:
+    return ToolDefinition(tool_id=tool_id, type="UNKNOWN", static_arguments={})
