@@ -63,6 +63,8 @@ def create_engine(database_url: str) -> AsyncEngine:
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA journal_mode=WAL")
+            # With WAL, NORMAL never corrupts the database; a power cut may lose the last commits.
+            cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA busy_timeout=5000")
             cursor.close()
 

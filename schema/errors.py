@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
 
 import strawberry
 from graphql import GraphQLError
@@ -52,6 +51,14 @@ class MaskUnexpectedErrors(MaskErrors):
     def __init__(self) -> None:
         super().__init__(should_mask_error=_is_unexpected, error_message="internal error")
 
+    def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
+        processed = super()._process_errors(errors)
+        for error in processed:
+            # Client faults carry their stable code, like userErrors do.
+            if isinstance(error.original_error, ClientError):
+                error.extensions = {**(error.extensions or {}), "code": error.original_error.code}
+        return processed
+
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         trace_id = secrets.token_hex(8)
         original = error.original_error
@@ -72,11 +79,3 @@ class MaskUnexpectedErrors(MaskErrors):
         )
 
 
-def client_error_extensions(error: GraphQLError) -> None:
-    """Give ClientErrors their code in ``extensions``."""
-    original = error.original_error
-    if isinstance(original, ClientError):
-        error.extensions = {**(error.extensions or {}), "code": original.code}
-
-
-MaskFactory = Callable[[], MaskUnexpectedErrors]

@@ -86,6 +86,7 @@ class Loaders:
     document_count_by_knowledge_base_id: DataLoader[str, int]
     agent_by_id: DataLoader[str, Agent | None]
     tool_call_by_id: DataLoader[str, ToolCall | None]
+    tool_visible_in_space: DataLoader[tuple[str, str], bool]
     call_stats_by_tool: DataLoader[StatsKey, CallStats]
 
 
@@ -115,7 +116,27 @@ def build_loaders(session_factory: SessionFactory) -> Loaders:
         agent_by_id=_rows_by_key(session_factory, agents_repository.agents_by_ids, lambda row: row.id),
         tool_call_by_id=_rows_by_key(session_factory, calls_repository.calls_by_ids, lambda row: row.id),
         call_stats_by_tool=DataLoader(load_fn=_call_stats_loader(session_factory)),
+        tool_visible_in_space=DataLoader(load_fn=_visibility_loader(session_factory)),
     )
+
+
+def _visibility_loader(
+    session_factory: SessionFactory,
+) -> Callable[[list[tuple[str, str]]], Awaitable[list[bool]]]:
+    """(space id, tool id) → visible in that space, any status; one query per space in the batch."""
+
+    async def load(keys: list[tuple[str, str]]) -> list[bool]:
+        by_space: dict[str, list[str]] = {}
+        for space_id, tool_id in keys:
+            by_space.setdefault(space_id, []).append(tool_id)
+        visible: set[tuple[str, str]] = set()
+        async with session_factory() as session:
+            for space_id, tool_ids in by_space.items():
+                found = await tools_repository.visible_tool_ids(session, space_id, tool_ids, include_inactive=True)
+                visible.update((space_id, tool_id) for tool_id in found)
+        return [key in visible for key in keys]
+
+    return load
 
 
 @dataclass(frozen=True)

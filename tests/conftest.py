@@ -35,14 +35,21 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 
 @pytest.fixture(scope="session")
 def settings(database_url: str) -> Settings:
-    return Settings(database_url=database_url, secret_key=TEST_SECRET_KEY, admin_token=None)
+    # Test servers run on loopback, which the egress policy refuses unless allow-listed;
+    # 127.0.0.2 stays refused, for the egress tests.
+    return Settings(
+        database_url=database_url,
+        secret_key=TEST_SECRET_KEY,
+        admin_token=None,
+        egress_allowlist="127.0.0.1,localhost",
+    )
 
 
 @pytest.fixture(scope="session")
 async def app_and_services(settings: Settings) -> AsyncIterator[Any]:
     app = create_app(settings)
     yield app
-    await app.state.services.engine.dispose()
+    await app.state.services.close()
 
 
 @pytest.fixture

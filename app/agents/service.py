@@ -59,15 +59,27 @@ async def get_agent_for(session: AsyncSession, principal: Principal, agent_id: s
     return agent
 
 
+def _first_positions(values: list[str]) -> list[tuple[int, str]]:
+    """Each distinct value with the index of its first occurrence in the input (for field paths)."""
+    seen: dict[str, int] = {}
+    for index, value in enumerate(values):
+        seen.setdefault(value, index)
+    return [(index, value) for value, index in seen.items()]
+
+
 async def _check_tools(
     session: AsyncSession, space_id: str, tool_ids: list[str], already: list[str]
 ) -> list[str]:
-    unique = list(dict.fromkeys(tool_ids))
-    # References the agent already holds stay valid when a tool is later disabled.
-    to_check = [tool_id for tool_id in unique if tool_id not in already]
-    visible = await tools_repository.visible_tool_ids(session, space_id, to_check)
-    for index, tool_id in enumerate(unique):
-        if tool_id in to_check and tool_id not in visible:
+    positions = _first_positions(tool_ids)
+    unique = [tool_id for _, tool_id in positions]
+    # New references must be ACTIVE and visible; references the agent already holds
+    # stay valid when the tool is later disabled, but not once it leaves the space.
+    active = await tools_repository.visible_tool_ids(session, space_id, unique)
+    reachable = await tools_repository.visible_tool_ids(
+        session, space_id, [tool_id for tool_id in unique if tool_id in already], include_inactive=True
+    )
+    for index, tool_id in positions:
+        if tool_id not in active and tool_id not in reachable:
             raise DomainError(
                 "NOT_VISIBLE",
                 f"Tool {tool_id!r} is not an active tool visible in space {space_id!r}.",
@@ -79,14 +91,14 @@ async def _check_tools(
 async def _check_skills(
     session: AsyncSession, space_id: str, references: list[str], already: list[str]
 ) -> list[str]:
-    unique = list(dict.fromkeys(references))
+    positions = _first_positions(references)
     skills = {
         skill.skill_id: skill
         for skill in await skills_repository.skills_by_ids(
-            session, [split_skill_reference(reference)[0] for reference in unique]
+            session, [split_skill_reference(reference)[0] for _, reference in positions]
         )
     }
-    for index, reference in enumerate(unique):
+    for index, reference in positions:
         field = ["input", "boundSkillIds", str(index)]
         skill_id, version = split_skill_reference(reference)
         skill = skills.get(skill_id)
@@ -96,24 +108,25 @@ async def _check_skills(
             )
         if reference in already:
             continue
-        if skill.status == "ARCHIVED":
-            raise DomainError("ARCHIVED", f"Skill {skill_id!r} is archived.", field)
+        if skill.status != "ACTIVE":
+            raise DomainError(skill.status, f"Skill {skill_id!r} is {skill.status.lower()}.", field)
         if version is not None and (
             not SEMVER.match(version)
             or await skills_repository.get_version(session, skill_id, version) is None
         ):
             raise DomainError("NOT_FOUND", f"Skill {skill_id!r} has no version {version!r}.", field)
-    return unique
+    return [reference for _, reference in positions]
 
 
 async def _check_knowledge_bases(
     session: AsyncSession, space_id: str, kb_ids: list[str]
 ) -> list[str]:
-    unique = list(dict.fromkeys(kb_ids))
+    positions = _first_positions(kb_ids)
     found = {
-        kb.id: kb for kb in await knowledge_repository.knowledge_bases_by_ids(session, unique)
+        kb.id: kb
+        for kb in await knowledge_repository.knowledge_bases_by_ids(session, [kb_id for _, kb_id in positions])
     }
-    for index, kb_id in enumerate(unique):
+    for index, kb_id in positions:
         kb = found.get(kb_id)
         if kb is None or kb.space_id != space_id:
             raise DomainError(
@@ -121,7 +134,7 @@ async def _check_knowledge_bases(
                 f"Knowledge base {kb_id!r} is not a knowledge base of space {space_id!r}.",
                 ["input", "mountedKnowledgeBaseIds", str(index)],
             )
-    return unique
+    return [kb_id for _, kb_id in positions]
 
 
 async def _apply(session: AsyncSession, agent: Agent, data: AgentInput) -> None:

@@ -106,13 +106,14 @@ async def is_tool_visible(
 
 
 async def visible_tool_ids(
-    session: AsyncSession, space_id: str, tool_ids: Sequence[str]
+    session: AsyncSession, space_id: str, tool_ids: Sequence[str], *, include_inactive: bool = False
 ) -> set[str]:
-    """The subset of ``tool_ids`` that are ACTIVE and visible in ``space_id``."""
+    """The subset of ``tool_ids`` visible in ``space_id`` (ACTIVE only unless asked otherwise)."""
     if not tool_ids:
         return set()
     statement = select(ToolDefinition.tool_id).where(
-        ToolDefinition.tool_id.in_(tool_ids), tool_visible_in_space(space_id)
+        ToolDefinition.tool_id.in_(tool_ids),
+        tool_visible_in_space(space_id, include_inactive=include_inactive),
     )
     return set((await session.scalars(statement)).all())
 

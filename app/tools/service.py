@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.crypto import SecretBox
 from app.errors import DomainError, ForbiddenError, NotFoundError
+from app.gateway.egress import EgressDeniedError, EgressPolicy
 from app.ids import new_id
 from app.principal import Principal, Role
 from app.spaces import repository as spaces_repository
@@ -159,8 +160,22 @@ def _apply_declared_fields(tool: ToolDefinition, data: ToolInput, box: SecretBox
         tool.auth_type, tool.auth_config = seal_auth(box, data.auth, _path("auth"))
 
 
+async def check_egress(egress: EgressPolicy | None, url: str | None, field_path: list[str]) -> None:
+    """Refuse, at creation, a URL whose host resolves to a forbidden address (checked again per call)."""
+    if egress is None or url is None:
+        return
+    try:
+        await egress.check_url(url, resolve_failure_ok=True)
+    except EgressDeniedError as error:
+        raise DomainError("EGRESS_DENIED", str(error), field_path) from None
+
+
 async def create_tool(
-    session: AsyncSession, principal: Principal, data: ToolInput, box: SecretBox
+    session: AsyncSession,
+    principal: Principal,
+    data: ToolInput,
+    box: SecretBox,
+    egress: EgressPolicy | None = None,
 ) -> ToolDefinition:
     """Create a CUSTOM tool. Admins bind it where they say (global when omitted);
     a SPACE_ADMIN's tool is bound to its own space."""
@@ -205,6 +220,7 @@ async def create_tool(
     )
     _apply_declared_fields(tool, data, box)
     _apply_policy_fields(tool, data)
+    await check_egress(egress, tool.endpoint, _path("endpoint"))
     session.add(tool)
     await session.flush()
     if space_ids:
@@ -245,7 +261,12 @@ async def _require_manageable_tool(
 
 
 async def update_tool(
-    session: AsyncSession, principal: Principal, tool_id: str, data: ToolInput, box: SecretBox
+    session: AsyncSession,
+    principal: Principal,
+    tool_id: str,
+    data: ToolInput,
+    box: SecretBox,
+    egress: EgressPolicy | None = None,
 ) -> ToolDefinition:
     tool = await _require_manageable_tool(session, principal, tool_id, _path("id"))
     if tool.type != "CUSTOM":
@@ -261,6 +282,8 @@ async def update_tool(
                 )
     _apply_declared_fields(tool, data, box)
     _apply_policy_fields(tool, data)
+    if data.endpoint is not None:
+        await check_egress(egress, tool.endpoint, _path("endpoint"))
     await session.flush()
     return tool
 
@@ -306,7 +329,11 @@ class McpServerInput:
 
 
 async def register_mcp_server(
-    session: AsyncSession, principal: Principal, data: McpServerInput, box: SecretBox
+    session: AsyncSession,
+    principal: Principal,
+    data: McpServerInput,
+    box: SecretBox,
+    egress: EgressPolicy | None = None,
 ) -> McpServer:
     if not principal.is_admin:
         raise ForbiddenError("Only ADMIN keys register MCP servers.", ["input"])
@@ -325,6 +352,7 @@ async def register_mcp_server(
         if not data.url:
             raise DomainError("REQUIRED", f"A {data.transport} server needs a url.", _path("url"))
         check_http_url(data.url, _path("url"))
+        await check_egress(egress, data.url, _path("url"))
         if data.command is not None:
             raise DomainError(
                 "INVALID", f"A {data.transport} server takes a url, not a command.", _path("command")

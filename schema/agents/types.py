@@ -90,12 +90,19 @@ class Agent(Node):
         return [KnowledgeBase.from_row(row) for row in rows if row is not None]
 
     @strawberry.field(
-        description="Tools the agent may call, any status: a DISABLED or ARCHIVED tool stays listed and is skipped at run time."
+        description="Tools the agent may call that are still visible in its space, any status: a DISABLED or ARCHIVED tool stays listed and is skipped at run time."
     )
     async def activated_tools(self, info: Info) -> list[ToolRef]:
         from schema.tools.types import Tool
 
-        rows = await info.context.loaders.tool_by_id.load_many(list(self.row.activated_tool_ids))
+        tool_ids = list(self.row.activated_tool_ids)
+        # A tool an admin has since bound elsewhere is out of the space's reach: it looks absent.
+        visible = await info.context.loaders.tool_visible_in_space.load_many(
+            [(self.row.space_id, tool_id) for tool_id in tool_ids]
+        )
+        rows = await info.context.loaders.tool_by_id.load_many(
+            [tool_id for tool_id, is_visible in zip(tool_ids, visible, strict=True) if is_visible]
+        )
         return [Tool.from_row(row) for row in rows if row is not None]
 
     @strawberry.field(

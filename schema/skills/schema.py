@@ -79,7 +79,7 @@ class SkillsMutation:
     ) -> SkillPayload:
         principal, limit = info.context.principal, info.context.settings.skill_prompt_max_chars
         data = service.SkillInput(
-            space_id=str(input.space_id) if input.space_id else None,
+            space_id=str(input.space_id) if input.space_id is not None else None,
             name=input.name,
             label=input.label,
             description=input.description,

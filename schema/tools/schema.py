@@ -214,9 +214,9 @@ class ToolsMutation:
         info: Info,
         input: Annotated[CreateToolInput, strawberry.argument(description="The new tool.")],
     ) -> ToolPayload:
-        principal, box = info.context.principal, info.context.secret_box
+        principal, box, egress = info.context.principal, info.context.secret_box, info.context.egress
         row, errors = await in_transaction(
-            info, lambda session: service.create_tool(session, principal, input.to_app(), box)
+            info, lambda session: service.create_tool(session, principal, input.to_app(), box, egress)
         )
         return ToolPayload(tool=Tool.from_row(row) if row else None, user_errors=errors)
 
@@ -226,10 +226,12 @@ class ToolsMutation:
         info: Info,
         input: Annotated[UpdateToolInput, strawberry.argument(description="The changes.")],
     ) -> ToolPayload:
-        principal, box = info.context.principal, info.context.secret_box
+        principal, box, egress = info.context.principal, info.context.secret_box, info.context.egress
         row, errors = await in_transaction(
             info,
-            lambda session: service.update_tool(session, principal, str(input.id), input.to_app(), box),
+            lambda session: service.update_tool(
+                session, principal, str(input.id), input.to_app(), box, egress
+            ),
         )
         return ToolPayload(tool=Tool.from_row(row) if row else None, user_errors=errors)
 
@@ -258,7 +260,7 @@ class ToolsMutation:
         info: Info,
         input: Annotated[RegisterMcpServerInput, strawberry.argument(description="The server.")],
     ) -> McpServerPayload:
-        principal, box = info.context.principal, info.context.secret_box
+        principal, box, egress = info.context.principal, info.context.secret_box, info.context.egress
         data = service.McpServerInput(
             name=input.name,
             transport=input.transport.value,
@@ -268,6 +270,6 @@ class ToolsMutation:
             space_ids=[str(space_id) for space_id in input.space_ids] if input.space_ids else None,
         )
         row, errors = await in_transaction(
-            info, lambda session: service.register_mcp_server(session, principal, data, box)
+            info, lambda session: service.register_mcp_server(session, principal, data, box, egress)
         )
         return McpServerPayload(mcp_server=McpServer.from_row(row) if row else None, user_errors=errors)

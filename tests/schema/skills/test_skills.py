@@ -439,6 +439,41 @@ class TestSpaceSkills:
         assert through_space == top_level
 
 
+class TestSpaceSkillsPagination:
+    async def test_pages_walk_the_whole_list_once(self, gql: GraphQLClient, keys: Keys) -> None:
+        alpha = await keys.space("alpha")
+        for index in range(5):
+            await created_skill(gql, name=f"alpha-{index}", spaceId=alpha.id)
+        query = """
+        query SpaceSkillsPage($id: ID!, $after: String) {
+          space(id: $id) {
+            skills(first: 3, after: $after) {
+              totalCount
+              edges { node { id } }
+              pageInfo { hasNextPage endCursor }
+            }
+          }
+        }
+        """
+
+        seen: list[str] = []
+        after: str | None = None
+        pages = 0
+        while True:
+            data = await gql.execute(query, {"id": alpha.id, "after": after})
+            connection = data["space"]["skills"]
+            assert connection["totalCount"] == 5 + len(BUILTIN_SKILL_IDS)
+            seen.extend(edge["node"]["id"] for edge in connection["edges"])
+            pages += 1
+            if not connection["pageInfo"]["hasNextPage"]:
+                break
+            after = connection["pageInfo"]["endCursor"]
+
+        assert pages == 3
+        assert len(seen) == len(set(seen)) == 5 + len(BUILTIN_SKILL_IDS)
+        assert set(seen) >= BUILTIN_SKILL_IDS
+
+
 class TestSkillReach:
     async def test_space_key_gets_null_for_another_space_skill(
         self, gql: GraphQLClient, keys: Keys
@@ -481,9 +516,21 @@ class TestSkillFilter:
             description="Answering REFUND questions.",
         )
         await created_skill(
-            gql, name="shipping-delays", category="support", tags=["orders"], label="Shipping"
+            gql,
+            name="shipping-delays",
+            category="support",
+            tags=["orders"],
+            label="Shipping",
+            description="Late parcels.",
         )
-        await created_skill(gql, name="tax-maths", category="finance", tags=["tax"], label="Tax")
+        await created_skill(
+            gql,
+            name="tax-maths",
+            category="finance",
+            tags=["tax"],
+            label="Tax",
+            description="Value added tax.",
+        )
 
     async def test_by_category(self, gql: GraphQLClient) -> None:
         await self._seed(gql)
@@ -515,6 +562,15 @@ class TestSkillFilter:
         assert names(by_description["skills"]) == {"refund-policy"}
         assert names(by_label["skills"]) == {"shipping-delays"}
         assert names(by_name["skills"]) == {"tax-maths"}
+
+    async def test_search_treats_wildcards_literally(self, gql: GraphQLClient) -> None:
+        await self._seed(gql)
+
+        percent = await gql.execute(SKILLS, {"filter": {"search": "%"}})
+        underscore = await gql.execute(SKILLS, {"filter": {"search": "_"}})
+
+        assert percent["skills"]["totalCount"] == 0
+        assert underscore["skills"]["totalCount"] == 0
 
     async def test_filters_combine(self, gql: GraphQLClient) -> None:
         await self._seed(gql)
@@ -573,3 +629,18 @@ class TestBuiltinSkills:
         ]
         after = (await gql.execute(SKILL, {"id": "sk_email_draft"}))["skill"]
         assert after == before
+
+
+class TestEmptySpaceId:
+    async def test_an_empty_space_id_is_not_taken_for_a_global_skill(self, gql: GraphQLClient) -> None:
+        query = """
+        mutation Create($input: CreateSkillInput!) {
+          createSkill(input: $input) { skill { id space { id } } userErrors { field code } }
+        }
+        """
+        variables = {
+            "input": {"spaceId": "", "name": "nowhere", "label": "Nowhere", "description": "d", "prompt": "p"}
+        }
+        payload = (await gql.execute(query, variables))["createSkill"]
+        assert payload["skill"] is None
+        assert payload["userErrors"] == [{"field": ["input", "spaceId"], "code": "NOT_FOUND"}]
