@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from pathlib import Path
 
 import typer
@@ -19,7 +18,9 @@ SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "schema.graphq
 
 
 def _configure_logging(settings: Settings) -> None:
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    from app.logging import configure_logging
+
+    configure_logging(settings.log_level)
 
 
 @cli.command()
@@ -39,7 +40,7 @@ def serve(
         f"Quiver on http://{host}:{port}/graphql (GraphiQL in a browser), "
         f"database {settings.database_url}"
     )
-    uvicorn.run(app, host=host, port=port, log_level=settings.log_level.lower())
+    uvicorn.run(app, host=host, port=port, log_level=settings.log_level.lower(), log_config=None)
 
 
 @cli.command()

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import strawberry
+from graphql import GraphQLError
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.schema.config import StrawberryConfig
+from strawberry.types import ExecutionContext
 
 from app.config import Settings
 from schema.agents.schema import AgentsMutation, AgentsQuery
 from schema.catalog import CatalogMutation, CatalogQuery
-from schema.errors import MaskUnexpectedErrors
+from schema.errors import ClientError, MaskUnexpectedErrors
 from schema.gateway.schema import GatewayMutation, GatewayQuery, GatewaySubscription
 from schema.knowledge.schema import (
     KnowledgeDocumentMutation,
@@ -59,9 +61,17 @@ class Subscription(RuntimeSubscription, GatewaySubscription):
     pass
 
 
+class QuiverSchema(strawberry.Schema):
+    def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
+        # Client faults (bad cursor, bad argument) are answers, not server problems: keep them out of the error log.
+        unexpected = [error for error in errors if not isinstance(error.original_error, ClientError)]
+        if unexpected:
+            super().process_errors(unexpected, execution_context)
+
+
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     settings = settings or Settings()
-    return strawberry.Schema(
+    return QuiverSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,

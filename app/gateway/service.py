@@ -41,7 +41,6 @@ from app.gateway.models import IdempotencyRecord, ToolCall
 from app.gateway.quotas import QuotaGuard
 from app.ids import new_id
 from app.principal import Principal
-from app.spaces import repository as spaces_repository
 from app.tools import repository as tools_repository
 from app.tools.models import ToolDefinition
 
@@ -167,16 +166,14 @@ class ToolGateway:
 
     async def _resolve(self, request: CallRequest) -> tuple[ToolDefinition, bool]:
         principal = request.principal
+        if not principal.can_read_space(request.space_id):
+            return _placeholder_tool(request.tool_id), False
         async with self.session_factory() as session:
-            if (
-                not principal.can_read_space(request.space_id)
-                or await spaces_repository.get_space(session, request.space_id) is None
-            ):
-                return _placeholder_tool(request.tool_id), False
-            tool = await tools_repository.get_tool(session, request.tool_id)
-            visible = tool is not None and await tools_repository.is_tool_visible(
+            space_exists, tool, visible = await tools_repository.tool_for_call(
                 session, request.tool_id, request.space_id
             )
+        if not space_exists:
+            return _placeholder_tool(request.tool_id), False
         if tool is None or not visible:
             raise _not_available(request.tool_id)
         if not principal.can_invoke_in_space(request.space_id):

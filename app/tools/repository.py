@@ -6,12 +6,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Select, delete, exists, or_, select
+from sqlalchemy import Select, delete, exists, literal, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import JsonArrayContains
 from app.pagination import Page, PageRequest, count, fetch_page
+from app.spaces.models import Space
 from app.tools.models import McpServer, McpServerSpaceBinding, ToolDefinition, ToolSpaceBinding
 from app.tools.visibility import tool_visible_in_space, tool_visible_somewhere
 
@@ -103,6 +104,20 @@ async def is_tool_visible(
         )
     )
     return bool(await session.scalar(statement))
+
+
+async def tool_for_call(
+    session: AsyncSession, tool_id: str, space_id: str
+) -> tuple[bool, ToolDefinition | None, bool]:
+    """One round trip for the gateway: (space exists, the tool, ACTIVE and visible in the space)."""
+    space_exists = select(Space.id).where(Space.id == space_id).exists()
+    statement = (
+        select(space_exists.label("space_exists"), ToolDefinition, tool_visible_in_space(space_id).label("visible"))
+        .select_from(select(literal(1).label("one")).subquery())
+        .outerjoin(ToolDefinition, ToolDefinition.tool_id == tool_id)
+    )
+    row = (await session.execute(statement)).one()
+    return bool(row.space_exists), row.ToolDefinition, bool(row.visible) if row.ToolDefinition else False
 
 
 async def visible_tool_ids(
