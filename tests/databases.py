@@ -82,3 +82,30 @@ def database(backend: str, directory: str) -> Iterator[str]:
 
 
 BACKENDS = ["sqlite", "postgresql"]
+
+
+REDIS_URL = os.environ.get("QUIVER_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+async def _redis_reachable() -> str | None:
+    import redis.asyncio as redis
+
+    client = redis.from_url(REDIS_URL, socket_connect_timeout=3)
+    try:
+        await client.ping()
+    except (OSError, redis.RedisError) as error:
+        return f"{type(error).__name__}: {error}"
+    finally:
+        await client.aclose()
+    return None
+
+
+async def require_redis() -> str:
+    """The Redis URL for tests; skip (locally) or fail (CI) when Redis cannot be reached."""
+    problem = await _redis_reachable()
+    if problem is not None:
+        message = f"Redis at {REDIS_URL} is unreachable ({problem})"
+        if IS_CI:
+            pytest.fail(message + "; CI=true requires it", pytrace=False)
+        pytest.skip(message)
+    return REDIS_URL
