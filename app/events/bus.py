@@ -79,9 +79,7 @@ class InProcessEventBus:
                 self._subscribers[topic].discard(subscription)
 
     @asynccontextmanager
-    async def subscribe(
-        self, topic: str, *, queue_size: int = DEFAULT_QUEUE_SIZE
-    ) -> AsyncIterator[Subscription]:
+    async def subscribe(self, topic: str, *, queue_size: int = DEFAULT_QUEUE_SIZE) -> AsyncIterator[Subscription]:
         subscription = Subscription(queue_size)
         self._subscribers[topic].add(subscription)
         try:
