@@ -73,8 +73,14 @@ def create_engine(database_url: str) -> AsyncEngine:
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA busy_timeout=5000")
             cursor.close()
+            # SQLite's lower() folds ASCII only; case-insensitive search must fold "É" too.
+            dbapi_connection.create_function("lower", 1, _unicode_lower, deterministic=True)
 
     return engine
+
+
+def _unicode_lower(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

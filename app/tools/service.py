@@ -314,6 +314,14 @@ async def set_space_bindings(
             f"MCP tools inherit the bindings of their server; bind {tool.mcp_server_id!r} instead.",
             ["input", "id"],
         )
+    if tool.status != "ARCHIVED" and await repository.name_taken(
+        session, tool.name, unique or None, exclude_tool_id=tool.tool_id
+    ):
+        raise DomainError(
+            "DUPLICATE",
+            f"Another tool named {tool.name!r} is already visible there; the model would see two.",
+            ["input", "spaceIds"],
+        )
     await repository.replace_tool_bindings(session, tool.tool_id, unique)
     return tool
 
@@ -402,6 +410,15 @@ async def set_tool_status(
     session: AsyncSession, principal: Principal, tool_id: str, status: str
 ) -> ToolDefinition:
     tool = await _require_manageable_tool(session, principal, tool_id, ["input", "id"])
+    if tool.status == "ARCHIVED" and status != "ARCHIVED" and tool.mcp_server_id is None:
+        # An archived tool gave up its name; someone may have taken it since.
+        bound = (await repository.tool_bindings(session, [tool.tool_id])).get(tool.tool_id, [])
+        if await repository.name_taken(session, tool.name, bound or None, exclude_tool_id=tool.tool_id):
+            raise DomainError(
+                "DUPLICATE",
+                f"Another tool named {tool.name!r} is now visible where this one was; rename or rebind it first.",
+                ["input", "id"],
+            )
     tool.status = status
     if status == "ACTIVE":
         tool.drifted_at = None

@@ -72,9 +72,7 @@ async def insert_rows(
 ) -> None:
     """Bulk inserts in dependency order, one transaction."""
     tool_binding_rows = [{"tool_id": tool, "space_id": space} for tool, space in tool_bindings]
-    server_binding_rows = [
-        {"server_id": server, "space_id": space} for server, space in server_bindings
-    ]
+    server_binding_rows = [{"server_id": server, "space_id": space} for server, space in server_bindings]
     async with session_factory() as session, session.begin():
         for model, rows in (
             (Space, list(spaces)),

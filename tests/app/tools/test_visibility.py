@@ -1,0 +1,290 @@
+"""The one visibility rule (app.tools.visibility), straight on the SQL expression and the repository."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.pagination import PageRequest
+from app.spaces.models import SYSTEM_SPACE_ID
+from app.tools import repository
+from app.tools.models import ToolDefinition
+from app.tools.visibility import tool_visible_in_space
+from tests.app.tools.factories import (
+    custom_tool_row,
+    insert_rows,
+    mcp_server_row,
+    mcp_tool_row,
+    space_row,
+)
+
+SessionFactory = async_sessionmaker[AsyncSession]
+
+
+async def visible_ids(
+    session_factory: SessionFactory,
+    space_id: str,
+    among: set[str],
+    *,
+    include_inactive: bool = False,
+) -> set[str]:
+    """Which of ``among`` the expression lets through for ``space_id``."""
+    statement = select(ToolDefinition.tool_id).where(
+        ToolDefinition.tool_id.in_(among),
+        tool_visible_in_space(space_id, include_inactive=include_inactive),
+    )
+    async with session_factory() as session:
+        return set((await session.scalars(statement)).all())
+
+
+@pytest.fixture
+async def spaces(session_factory: SessionFactory) -> dict[str, str]:
+    """Three ordinary spaces besides the system space, by name."""
+    rows = [space_row(name) for name in ("alpha", "beta", "gamma")]
+    await insert_rows(session_factory, spaces=rows)
+    return {row["name"]: row["id"] for row in rows}
+
+
+class TestToolBindings:
+    async def test_tool_without_binding_rows_is_visible_in_every_space(
+        self, session_factory: SessionFactory, spaces: dict[str, str]
+    ) -> None:
+        tool = custom_tool_row("weather")
+        await insert_rows(session_factory, tools=[tool])
+
+        for space_id in [*spaces.values(), SYSTEM_SPACE_ID]:
+            assert await visible_ids(session_factory, space_id, {tool["tool_id"]}) == {tool["tool_id"]}
+
+    async def test_tool_with_binding_rows_is_visible_only_in_those_spaces(
+        self, session_factory: SessionFactory, spaces: dict[str, str]
+    ) -> None:
+        tool = custom_tool_row("billing")
+        await insert_rows(
+            session_factory,
+            tools=[tool],
+            tool_bindings=[(tool["tool_id"], spaces["alpha"]), (tool["tool_id"], spaces["beta"])],
+        )
+
+        among = {tool["tool_id"]}
+        assert await visible_ids(session_factory, spaces["alpha"], among) == among
+        assert await visible_ids(session_factory, spaces["beta"], among) == among
+        assert await visible_ids(session_factory, spaces["gamma"], among) == set()
+        assert await visible_ids(session_factory, SYSTEM_SPACE_ID, among) == set()
+
+    async def test_bindings_of_one_tool_do_not_restrict_another(
+        self, session_factory: SessionFactory, spaces: dict[str, str]
+    ) -> None:
+        bound, unbound = custom_tool_row("bound_one"), custom_tool_row("free_one")
+        await insert_rows(
+            session_factory,
+            tools=[bound, unbound],
+            tool_bindings=[(bound["tool_id"], spaces["alpha"])],
+        )
+
+        among = {bound["tool_id"], unbound["tool_id"]}
+        assert await visible_ids(session_factory, spaces["alpha"], among) == among
+        assert await visible_ids(session_factory, spaces["beta"], among) == {unbound["tool_id"]}
+
+
+class TestMcpToolsFollowTheirServer:
+    async def test_tools_of_a_server_without_bindings_are_global(
+        self, session_factory: SessionFactory, spaces: dict[str, str]
+    ) -> None:
+        server = mcp_server_row()
+        tools = [mcp_tool_row(server["id"], "lookup"), mcp_tool_row(server["id"], "fetch")]
+        await insert_rows(session_factory, servers=[server], tools=tools)
+
+        among = {tool["tool_id"] for tool in tools}
+        for space_id in [*spaces.values(), SYSTEM_SPACE_ID]:
+            assert await visible_ids(session_factory, space_id, among) == among
+
+    async def test_tools_of_a_bound_server_are_visible_only_in_its_spaces(
+        self, session_factory: SessionFactory, spaces: dict[str, str]
+    ) -> None:
+        server = mcp_server_row()
+        tools = [mcp_tool_row(server["id"], "lookup"), mcp_tool_row(server["id"], "fetch")]
+        await insert_rows(
+            session_factory,
+            servers=[server],
+            tools=tools,
+            server_bindings=[(server["id"], spaces["alpha"]), (server["id"], spaces["gamma"])],
+        )
+
+        among = {tool["tool_id"] for tool in tools}
+        assert await visible_ids(session_factory, spaces["alpha"], among) == among
+        assert await visible_ids(session_factory, spaces["gamma"], among) == among
+        assert await visible_ids(session_factory, spaces["beta"], among) == set()
+
+    async def test_each_tool_follows_its_own_server(
+        self, session_factory: SessionFactory, spaces: dict[str, str]
+    ) -> None:
+        in_alpha, in_beta, everywhere = mcp_server_row(), mcp_server_row(), mcp_server_row()
+        tools = {
+            "alpha": mcp_tool_row(in_alpha["id"], "search"),
+            "beta": mcp_tool_row(in_beta["id"], "search"),
+            "global": mcp_tool_row(everywhere["id"], "search"),
+        }
+        await insert_rows(
+            session_factory,
+            servers=[in_alpha, in_beta, everywhere],
+            tools=list(tools.values()),
+            server_bindings=[(in_alpha["id"], spaces["alpha"]), (in_beta["id"], spaces["beta"])],
+        )
+
+        among = {tool["tool_id"] for tool in tools.values()}
+        assert await visible_ids(session_factory, spaces["alpha"], among) == {
+            tools["alpha"]["tool_id"],
+            tools["global"]["tool_id"],
+        }
+        assert await visible_ids(session_factory, spaces["beta"], among) == {
+            tools["beta"]["tool_id"],
+            tools["global"]["tool_id"],
+        }
+        assert await visible_ids(session_factory, spaces["gamma"], among) == {tools["global"]["tool_id"]}
+
+
+class TestInactiveTools:
+    @pytest.mark.parametrize("status", ["DISABLED", "ARCHIVED"])
+    async def test_inactive_tool_is_hidden_unless_include_inactive(
+        self, session_factory: SessionFactory, spaces: dict[str, str], status: str
+    ) -> None:
+        active, inactive = custom_tool_row("on_tool"), custom_tool_row("off_tool", status=status)
+        await insert_rows(session_factory, tools=[active, inactive])
+
+        among = {active["tool_id"], inactive["tool_id"]}
+        assert await visible_ids(session_factory, spaces["alpha"], among) == {active["tool_id"]}
+        assert await visible_ids(session_factory, spaces["alpha"], among, include_inactive=True) == among
+
+    @pytest.mark.parametrize("status", ["DISABLED", "ARCHIVED"])
+    async def test_tools_of_an_inactive_server_are_hidden_unless_include_inactive(
+        self, session_factory: SessionFactory, spaces: dict[str, str], status: str
+    ) -> None:
+        live, dead = mcp_server_row(), mcp_server_row(status=status)
+        live_tool, dead_tool = mcp_tool_row(live["id"], "ping"), mcp_tool_row(dead["id"], "ping")
+        await insert_rows(session_factory, servers=[live, dead], tools=[live_tool, dead_tool])
+
+        among = {live_tool["tool_id"], dead_tool["tool_id"]}
+        assert await visible_ids(session_factory, spaces["alpha"], among) == {live_tool["tool_id"]}
+        assert await visible_ids(session_factory, spaces["alpha"], among, include_inactive=True) == among
+
+    async def test_include_inactive_still_applies_the_bindings(
+        self, session_factory: SessionFactory, spaces: dict[str, str]
+    ) -> None:
+        server = mcp_server_row(status="DISABLED")
+        custom = custom_tool_row("paused", status="DISABLED")
+        mcp = mcp_tool_row(server["id"], "paused")
+        await insert_rows(
+            session_factory,
+            servers=[server],
+            tools=[custom, mcp],
+            tool_bindings=[(custom["tool_id"], spaces["alpha"])],
+            server_bindings=[(server["id"], spaces["alpha"])],
+        )
+
+        among = {custom["tool_id"], mcp["tool_id"]}
+        assert await visible_ids(session_factory, spaces["alpha"], among, include_inactive=True) == among
+        assert await visible_ids(session_factory, spaces["beta"], among, include_inactive=True) == set()
+
+
+class TestRepositoryAppliesTheRule:
+    @pytest.fixture
+    async def mixed_catalog(self, session_factory: SessionFactory, spaces: dict[str, str]) -> dict[str, str]:
+        """A tool of every kind of visibility, by role in the test."""
+        bound_server, free_server, off_server = (
+            mcp_server_row(),
+            mcp_server_row(),
+            mcp_server_row(status="DISABLED"),
+        )
+        tools = {
+            "global": custom_tool_row("global_tool"),
+            "alpha_only": custom_tool_row("alpha_tool"),
+            "beta_only": custom_tool_row("beta_tool"),
+            "disabled_global": custom_tool_row("disabled_tool", status="DISABLED"),
+            "mcp_alpha": mcp_tool_row(bound_server["id"], "bound_mcp"),
+            "mcp_global": mcp_tool_row(free_server["id"], "free_mcp"),
+            "mcp_off_server": mcp_tool_row(off_server["id"], "off_mcp"),
+        }
+        await insert_rows(
+            session_factory,
+            servers=[bound_server, free_server, off_server],
+            tools=list(tools.values()),
+            tool_bindings=[
+                (tools["alpha_only"]["tool_id"], spaces["alpha"]),
+                (tools["beta_only"]["tool_id"], spaces["beta"]),
+            ],
+            server_bindings=[(bound_server["id"], spaces["alpha"])],
+        )
+        return {role: row["tool_id"] for role, row in tools.items()}
+
+    async def test_list_and_count_return_exactly_the_visible_tools(
+        self, session_factory: SessionFactory, spaces: dict[str, str], mixed_catalog: dict[str, str]
+    ) -> None:
+        builtins = {"bt_search_knowledge", "bt_current_time", "bt_calculator"}
+        expected_alpha = builtins | {
+            mixed_catalog["global"],
+            mixed_catalog["alpha_only"],
+            mixed_catalog["mcp_alpha"],
+            mixed_catalog["mcp_global"],
+        }
+        expected_beta = builtins | {
+            mixed_catalog["global"],
+            mixed_catalog["beta_only"],
+            mixed_catalog["mcp_global"],
+        }
+        async with session_factory() as session:
+            for space, expected in (("alpha", expected_alpha), ("beta", expected_beta)):
+                page = await repository.list_tools(session, spaces[space], PageRequest(first=100))
+                ids = [tool.tool_id for tool in page.items]
+                assert set(ids) == expected
+                assert ids == sorted(ids)
+                assert not page.has_next_page
+                assert await repository.count_tools(session, spaces[space]) == len(expected)
+
+    async def test_list_with_include_inactive_adds_inactive_tools_in_reach(
+        self, session_factory: SessionFactory, spaces: dict[str, str], mixed_catalog: dict[str, str]
+    ) -> None:
+        async with session_factory() as session:
+            page = await repository.list_tools(session, spaces["beta"], PageRequest(first=100), include_inactive=True)
+        ids = {tool.tool_id for tool in page.items}
+        assert mixed_catalog["disabled_global"] in ids
+        assert mixed_catalog["mcp_off_server"] in ids
+        assert mixed_catalog["alpha_only"] not in ids
+        assert mixed_catalog["mcp_alpha"] not in ids
+
+    async def test_single_tool_check_agrees_with_the_list(
+        self, session_factory: SessionFactory, spaces: dict[str, str], mixed_catalog: dict[str, str]
+    ) -> None:
+        async with session_factory() as session:
+            for space_id in spaces.values():
+                listed = {
+                    tool.tool_id
+                    for tool in (await repository.list_tools(session, space_id, PageRequest(first=100))).items
+                }
+                for tool_id in mixed_catalog.values():
+                    assert await repository.is_tool_visible(session, tool_id, space_id) is (tool_id in listed), (
+                        tool_id,
+                        space_id,
+                    )
+                assert await repository.visible_tool_ids(
+                    session, space_id, list(mixed_catalog.values())
+                ) == listed & set(mixed_catalog.values())
+
+
+class TestSqlShape:
+    @pytest.mark.parametrize("url", ["sqlite+aiosqlite://", "postgresql+asyncpg://"], ids=["sqlite", "postgresql"])
+    @pytest.mark.parametrize("include_inactive", [False, True])
+    def test_rule_is_written_with_exists_not_not_in(self, url: str, include_inactive: bool) -> None:
+        dialect = make_url(url).get_dialect()()
+        expression = tool_visible_in_space("sp_x", include_inactive=include_inactive)
+        sql = str(select(ToolDefinition.tool_id).where(expression).compile(dialect=dialect)).upper()
+
+        assert "NOT IN" not in sql
+        assert "NOT EXISTS" in sql or "NOT (EXISTS" in sql
+        assert "TOOL_SPACE_BINDING" in sql
+        assert "MCP_SERVER_SPACE_BINDING" in sql
+        # Each binding table is only probed inside an EXISTS.
+        for table in ("TOOL_SPACE_BINDING", "MCP_SERVER_SPACE_BINDING"):
+            for occurrence in sql.split(f"FROM {table}")[:-1]:
+                assert occurrence.rstrip().endswith(("EXISTS (SELECT *", "EXISTS (SELECT 1")), sql
