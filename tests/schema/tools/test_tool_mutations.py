@@ -864,15 +864,24 @@ class TestNameUniquenessAfterCreation:
         mutation Create($input: CreateToolInput!) { createTool(input: $input) { tool { id } userErrors { code } } }
         """
         schema = {"type": "object"}
-        base = {"name": "lookup", "label": "Lookup", "description": "d", "inputSchema": schema,
-                "endpoint": "https://tools.example.invalid/x"}
+        base = {
+            "name": "lookup",
+            "label": "Lookup",
+            "description": "d",
+            "inputSchema": schema,
+            "endpoint": "https://tools.example.invalid/x",
+        }
         await gql.execute(create, {"input": {**base, "spaceIds": [alpha.id]}})
         beta_tool = (await gql.execute(create, {"input": {**base, "spaceIds": [beta.id]}}))["createTool"]["tool"]["id"]
         rebind = """
-        mutation Rebind($input: SetBindingsInput!) { setSpaceBindings(input: $input) { tool { id } userErrors { field code } } }
+        mutation Rebind($input: SetBindingsInput!) {
+          setSpaceBindings(input: $input) { tool { id } userErrors { field code } }
+        }
         """
         for space_ids in ([alpha.id], []):
-            payload = (await gql.execute(rebind, {"input": {"id": beta_tool, "spaceIds": space_ids}}))["setSpaceBindings"]
+            payload = (await gql.execute(rebind, {"input": {"id": beta_tool, "spaceIds": space_ids}}))[
+                "setSpaceBindings"
+            ]
             assert payload["userErrors"] == [{"field": ["input", "spaceIds"], "code": "DUPLICATE"}]
 
     async def test_reactivating_an_archived_tool_whose_name_was_taken_is_refused(
@@ -882,13 +891,21 @@ class TestNameUniquenessAfterCreation:
         create = """
         mutation Create($input: CreateToolInput!) { createTool(input: $input) { tool { id } userErrors { code } } }
         """
-        base = {"name": "lookup", "label": "Lookup", "description": "d", "inputSchema": {"type": "object"},
-                "endpoint": "https://tools.example.invalid/x", "spaceIds": [alpha.id]}
+        base = {
+            "name": "lookup",
+            "label": "Lookup",
+            "description": "d",
+            "inputSchema": {"type": "object"},
+            "endpoint": "https://tools.example.invalid/x",
+            "spaceIds": [alpha.id],
+        }
         old = (await gql.execute(create, {"input": base}))["createTool"]["tool"]["id"]
         status = """
         mutation Status($input: SetStatusInput!) { setStatus(input: $input) { userErrors { code } } }
         """
-        assert (await gql.execute(status, {"input": {"id": old, "status": "ARCHIVED"}}))["setStatus"]["userErrors"] == []
+        assert (await gql.execute(status, {"input": {"id": old, "status": "ARCHIVED"}}))["setStatus"][
+            "userErrors"
+        ] == []
         assert (await gql.execute(create, {"input": base}))["createTool"]["userErrors"] == []
         payload = (await gql.execute(status, {"input": {"id": old, "status": "ACTIVE"}}))["setStatus"]
         assert payload["userErrors"] == [{"code": "DUPLICATE"}]
@@ -900,9 +917,21 @@ class TestUnicodeSearch:
         create = """
         mutation Create($input: CreateToolInput!) { createTool(input: $input) { tool { id } userErrors { code } } }
         """
-        tool = (await gql.execute(create, {"input": {
-            "name": "cafe_orders", "label": "Café Orders", "description": "d", "inputSchema": {"type": "object"},
-            "endpoint": "https://tools.example.invalid/x", "spaceIds": [alpha.id]}}))["createTool"]["tool"]["id"]
+        tool = (
+            await gql.execute(
+                create,
+                {
+                    "input": {
+                        "name": "cafe_orders",
+                        "label": "Café Orders",
+                        "description": "d",
+                        "inputSchema": {"type": "object"},
+                        "endpoint": "https://tools.example.invalid/x",
+                        "spaceIds": [alpha.id],
+                    }
+                },
+            )
+        )["createTool"]["tool"]["id"]
         query = """
         query Search($id: ID!, $term: String!) {
           space(id: $id) { visibleTools(filter: {search: $term}) { edges { node { id } } } }
