@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
@@ -20,6 +21,21 @@ class Settings(BaseSettings):
     redis_url: str | None = None
 
     skill_prompt_max_chars: int = 2000
+    # Skills: an agent with more bound skills than this gets only the best matches for
+    # the message injected (dynamic routing); at or under it, all of them.
+    skill_routing_limit: int = 8
+    # Over the limit, skills scoring below this for the message are not injected.
+    skill_routing_min_score: float = 0.05
+    # Canary share (0-100) a candidate gets when publishSkillVersion names none.
+    skill_canary_default_percent: int = 0
+    # Matches (and routed skills) below this score are left out; unset: 0.3 for lexical
+    # matching, 0.25 with embeddings (see bench/skill_match_eval.py).
+    skill_match_min_score: float | None = None
+    # Use the knowledge embeddings provider (QUIVER_EMBEDDINGS) for skill matching too.
+    skill_match_embeddings: bool = True
+    # Re-rank skill matches with this chat model on the OpenAI-compatible endpoint; unset: off.
+    skill_rerank_model: str | None = None
+    skill_rerank_timeout_s: float = 10.0
     page_size_max: int = 100
 
     graphql_max_depth: int = 12
@@ -35,6 +51,35 @@ class Settings(BaseSettings):
     # Default quotas per space and tool (a tool may set its own).
     tool_rate_limit: str = "600/minute"
     tool_max_concurrency: int = 32
+    # MCP discovery, when a tool's description or schema changed since the last sync:
+    # "flag" sets its drifted_at; "disable" also disables it until an admin re-activates it.
+    mcp_drift: Literal["flag", "disable"] = "flag"
+
+    # The agent runtime: any OpenAI-compatible endpoint; unset means no model is configured.
+    openai_base_url: str | None = None
+    openai_api_key: str | None = None
+    model_timeout_s: float = 60.0
+    # Stream model replies (MESSAGE_DELTA events on agentRunEvents).
+    model_stream: bool = False
+    prompt_budget_chars: int = 24_000
+    knowledge_context_chars: int = 6_000
+    history_turns: int = 5
+    tool_parallelism: int = 4
+    delegation_depth_limit: int = 3
+    # bt_send_message waits for the other agent's run: its own cap instead of the builtin 5 s.
+    delegation_timeout_s: float = 120.0
+
+    # Knowledge bases: chunking (characters), embeddings, search and the prompt context block.
+    chunk_size: int = 800
+    chunk_overlap: int = 100
+    embeddings: str = "none"  # none | local (the embeddings extra) | openai
+    embeddings_model: str = "text-embedding-3-small"  # for openai
+    embeddings_base_url: str | None = None  # an OpenAI-compatible endpoint; None: api.openai.com
+    embeddings_api_key: str | None = None
+    embeddings_batch_size: int = 64
+    knowledge_search_timeout_s: float = 4.0  # per knowledge base, below the builtin cap of 5 s
+    # The prompt's knowledge block is budgeted by knowledge_context_chars (above).
+    knowledge_context_top_k: int = 6
 
     @property
     def egress_hosts(self) -> set[str]:

@@ -58,7 +58,9 @@ def create_engine(database_url: str) -> AsyncEngine:
     is_postgresql = database_url.startswith("postgresql")
     engine = create_async_engine(
         database_url,
-        pool_pre_ping=is_postgresql,
+        # A pre-ping costs a round trip per checkout (the gateway checks out twice per call);
+        # recycling connections guards against server-side idle timeouts instead.
+        pool_recycle=1800 if is_postgresql else -1,
         # JIT compilation costs tens of ms on the catalog's short OLTP queries (counts especially).
         connect_args={"server_settings": {"jit": "off"}} if is_postgresql else {},
     )

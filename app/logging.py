@@ -34,4 +34,5 @@ def configure_logging(level: str) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     # httpx logs every request line at INFO; the gateway's own line carries what matters.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    for noisy in ("httpx", "httpx2", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -23,20 +23,33 @@ from starlette.requests import HTTPConnection, Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.fastapi import GraphQLRouter
+from strawberry.types.unset import UNSET, UnsetType
 
 from app.catalog.loader import load_builtin_catalog
 from app.config import Settings
 from app.crypto import SecretBox, load_secret_box
 from app.db import create_engine, create_session_factory
-from app.events.bus import InProcessEventBus
+from app.events.bus import EventBus, InProcessEventBus
+from app.events.redis_bus import RedisEventBus
 from app.gateway.egress import EgressPolicy
 from app.gateway.executors.base import Executor
 from app.gateway.executors.builtin import BuiltinExecutor
 from app.gateway.executors.http import HttpExecutor
+from app.gateway.executors.mcp import McpExecutor, McpSessionPool
 from app.gateway.metrics import REGISTRY as METRICS_REGISTRY
 from app.gateway.quotas import QuotaGuard
 from app.gateway.service import ToolGateway
+from app.knowledge.context import KnowledgeContextProvider
+from app.knowledge.embeddings import EmbeddingProvider, create_embedding_provider
+from app.knowledge.ingest import Ingestor, chunking_options
+from app.knowledge.search import KnowledgeSearch
+from app.knowledge.tool import TOOL_ID as SEARCH_KNOWLEDGE_TOOL_ID
+from app.knowledge.tool import SearchKnowledgeTool
 from app.principal import Principal
+from app.runtime.model import ModelClient
+from app.runtime.prompt import PromptBuilder, PromptSettings
+from app.runtime.service import AgentRuntime, RuntimeSettings
+from app.runtime.skill_source import RoutedSkillProvider
 from app.spaces import service as spaces_service
 from schema.context import Context
 from schema.schema import build_schema, export_sdl
@@ -56,12 +69,25 @@ class Services:
     secret_box: SecretBox
     http_client: httpx.AsyncClient
     egress: EgressPolicy
-    bus: InProcessEventBus
+    bus: EventBus
+    mcp_pool: McpSessionPool
     gateway: ToolGateway
     builtins: BuiltinExecutor
+    embedder: EmbeddingProvider | None
+    knowledge: KnowledgeSearch
+    ingestor: Ingestor
+    runtime: AgentRuntime
+    model_client: ModelClient | None
 
     async def close(self) -> None:
+        close_embedder = getattr(self.embedder, "close", None)
+        if close_embedder is not None:
+            await close_embedder()
+        await self.runtime.close()
+        if self.model_client is not None:
+            await self.model_client.close()
         await self.bus.close()
+        await self.mcp_pool.close()
         await self.http_client.aclose()
         await self.engine.dispose()
 
@@ -143,7 +169,7 @@ class AuthMiddleware:
 class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
     keys: KeyCache
 
-    async def on_ws_connect(self, context: Context) -> dict[str, object] | None:
+    async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
         params = context.connection_params if isinstance(context.connection_params, dict) else {}
         raw = params.get("Authorization") or params.get("authorization")
         token = bearer_token(raw) if isinstance(raw, str) else None
@@ -153,7 +179,7 @@ class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
         if principal is None:
             raise ConnectionRejectionError({"message": "Invalid or missing API key."})
         context.viewer = principal
-        return None
+        return UNSET
 
 
 async def prepare_database(services: Services) -> str | None:
@@ -183,11 +209,14 @@ def build_services(settings: Settings) -> Services:
         trust_env=False,
     )
     egress = EgressPolicy(settings.egress_hosts)
-    bus = InProcessEventBus()
+    bus: EventBus = RedisEventBus(settings.redis_url) if settings.redis_url else InProcessEventBus()
     builtins = BuiltinExecutor()
+    # One live MCP session per server, reused by every call and by discovery.
+    mcp_pool = McpSessionPool(secret_box, egress)
     executors: dict[str, Executor] = {
         "BUILTIN": builtins,
         "CUSTOM": HttpExecutor(http_client, secret_box, egress),
+        "MCP": McpExecutor(mcp_pool, session_factory),
     }
     quotas = QuotaGuard(
         default_rate_limit=settings.tool_rate_limit,
@@ -195,6 +224,41 @@ def build_services(settings: Settings) -> Services:
         redis_url=settings.redis_url,
     )
     gateway = ToolGateway(session_factory=session_factory, executors=executors, quotas=quotas, bus=bus)
+    embedder = create_embedding_provider(settings)
+    knowledge = KnowledgeSearch(session_factory, embedder, timeout_s=settings.knowledge_search_timeout_s)
+    ingestor = Ingestor(chunking_options(settings), embedder)
+    builtins.register(SEARCH_KNOWLEDGE_TOOL_ID, SearchKnowledgeTool(knowledge))
+    model_client = (
+        ModelClient(
+            base_url=settings.openai_base_url, api_key=settings.openai_api_key, timeout_s=settings.model_timeout_s
+        )
+        if settings.openai_base_url
+        else None
+    )
+    prompt_builder = PromptBuilder(
+        session_factory,
+        skills=RoutedSkillProvider(session_factory, settings),
+        knowledge=KnowledgeContextProvider(knowledge, top_k=settings.knowledge_context_top_k),
+        settings=PromptSettings(
+            budget_chars=settings.prompt_budget_chars,
+            skill_max_chars=settings.skill_prompt_max_chars,
+            knowledge_budget_chars=settings.knowledge_context_chars,
+        ),
+    )
+    runtime = AgentRuntime(
+        session_factory=session_factory,
+        gateway=gateway,
+        bus=bus,
+        prompt_builder=prompt_builder,
+        model_client=lambda: model_client,
+        settings=RuntimeSettings(
+            history_turns=settings.history_turns,
+            tool_parallelism=settings.tool_parallelism,
+            delegation_depth_limit=settings.delegation_depth_limit,
+            stream=settings.model_stream,
+        ),
+    )
+    builtins.register("bt_send_message", runtime.send_message, cap_seconds=settings.delegation_timeout_s)
     return Services(
         settings=settings,
         engine=engine,
@@ -203,8 +267,14 @@ def build_services(settings: Settings) -> Services:
         http_client=http_client,
         egress=egress,
         bus=bus,
+        mcp_pool=mcp_pool,
         gateway=gateway,
         builtins=builtins,
+        embedder=embedder,
+        knowledge=knowledge,
+        ingestor=ingestor,
+        runtime=runtime,
+        model_client=model_client,
     )
 
 
@@ -220,6 +290,8 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
             new_key = await prepare_database(services)
             if new_key:
                 print_first_admin_key(new_key)
+            # A local embedding model takes seconds to load: before the first request, not in it.
+            await services.knowledge.warm_up()
         yield
         await services.close()
 
@@ -231,6 +303,10 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
             secret_box=services.secret_box,
             viewer=principal,
             gateway=services.gateway,
+            knowledge=services.knowledge,
+            ingestor=services.ingestor,
+            runtime=services.runtime,
+            mcp_pool=services.mcp_pool,
             bus=services.bus,
             egress=services.egress,
         )

@@ -1,6 +1,7 @@
 """Imports every ORM module so ``Base.metadata`` is complete (Alembic, tests)."""
 
 from app.agents import models as agents_models
+from app.agents import runs as runs_models
 from app.db import Base
 from app.gateway import models as gateway_models
 from app.knowledge import models as knowledge_models
@@ -13,6 +14,7 @@ __all__ = [
     "agents_models",
     "gateway_models",
     "knowledge_models",
+    "runs_models",
     "skills_models",
     "spaces_models",
     "tools_models",

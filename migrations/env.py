@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 
 from app.config import Settings
 from app.db import create_engine
+from app.knowledge.models import include_in_autogenerate as include_object
 from app.models import Base
 
 config = context.config
@@ -30,6 +31,7 @@ def _configure(connection: Connection) -> None:
         target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        include_object=include_object,
     )
 
 
@@ -47,7 +49,9 @@ async def _run_async() -> None:
 
 
 def run_migrations_offline() -> None:
-    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True)
+    context.configure(
+        url=_url(), target_metadata=target_metadata, literal_binds=True, include_object=include_object
+    )
     with context.begin_transaction():
         context.run_migrations()
 

@@ -11,6 +11,7 @@ from app.catalog.status import kind_of, set_status
 from app.knowledge.service import get_document_for, get_knowledge_base_for
 from app.skills.service import get_skill_for
 from app.spaces.service import get_readable_space
+from app.tools.models import McpServer as McpServerRow
 from app.tools.service import get_server_for, get_tool_for
 from schema.agents.types import Agent
 from schema.context import Info
@@ -105,6 +106,9 @@ class CatalogMutation:
     ) -> StatusPayload:
         principal = info.context.principal
         row, errors = await in_transaction(
-            info, lambda session: set_status(session, principal, str(input.id), input.status.value)
+            info, lambda session: set_status(session, principal, str(input.id), input.status.name)
         )
+        if isinstance(row, McpServerRow) and info.context.mcp_pool is not None:
+            # A disabled server's live session goes now, not at the next call.
+            await info.context.mcp_pool.invalidate(row.id)
         return StatusPayload(node=to_node(row) if row is not None else None, user_errors=errors)

@@ -12,10 +12,14 @@ from strawberry.types import Info as StrawberryInfo
 
 from app.config import Settings
 from app.crypto import SecretBox
-from app.events.bus import InProcessEventBus
+from app.events.bus import EventBus
 from app.gateway.egress import EgressPolicy
+from app.gateway.executors.mcp import McpSessionPool
 from app.gateway.service import ToolGateway
+from app.knowledge.ingest import Ingestor
+from app.knowledge.search import KnowledgeSearch
 from app.principal import Principal
+from app.runtime.service import AgentRuntime
 from schema.errors import ClientError
 from schema.loaders import Loaders, build_loaders
 
@@ -27,17 +31,27 @@ class Context(BaseContext):
     secret_box: SecretBox
     viewer: Principal | None = None
     gateway: ToolGateway | None = None
-    bus: InProcessEventBus | None = None
+    knowledge: KnowledgeSearch | None = None
+    ingestor: Ingestor | None = None
+    runtime: AgentRuntime | None = None
+    mcp_pool: McpSessionPool | None = None
+    bus: EventBus | None = None
     egress: EgressPolicy | None = None
-    loaders: Loaders = field(init=False)
+    _loaders: Loaders | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         super().__init__()
-        self.loaders = build_loaders(self.session_factory)
+
+    @property
+    def loaders(self) -> Loaders:
+        """Built on first use: a subscription event that needs none costs none."""
+        if self._loaders is None:
+            self._loaders = build_loaders(self.session_factory)
+        return self._loaders
 
     def renew_loaders(self) -> None:
         """Fresh caches, e.g. per event on a long-lived WebSocket."""
-        self.loaders = build_loaders(self.session_factory)
+        self._loaders = None
 
     @property
     def principal(self) -> Principal:

@@ -16,11 +16,13 @@ from strawberry.dataloader import DataLoader
 
 from app.agents import repository as agents_repository
 from app.agents.models import Agent
+from app.agents.runs import AgentRun
 from app.gateway import repository as calls_repository
 from app.gateway.models import ToolCall
 from app.gateway.stats import CallStats, stats_for_tools
 from app.knowledge import repository as knowledge_repository
 from app.knowledge.models import KnowledgeBase
+from app.runtime import repository as runs_repository
 from app.skills import repository as skills_repository
 from app.skills.models import SkillDefinition, SkillVersion
 from app.spaces import repository as spaces_repository
@@ -87,6 +89,8 @@ class Loaders:
     agent_by_id: DataLoader[str, Agent | None]
     tool_call_by_id: DataLoader[str, ToolCall | None]
     tool_visible_in_space: DataLoader[tuple[str, str], bool]
+    run_by_id: DataLoader[str, AgentRun | None]
+    tool_calls_by_run_id: DataLoader[str, list[ToolCall]]
     call_stats_by_tool: DataLoader[StatsKey, CallStats]
 
 
@@ -117,6 +121,8 @@ def build_loaders(session_factory: SessionFactory) -> Loaders:
         tool_call_by_id=_rows_by_key(session_factory, calls_repository.calls_by_ids, lambda row: row.id),
         call_stats_by_tool=DataLoader(load_fn=_call_stats_loader(session_factory)),
         tool_visible_in_space=DataLoader(load_fn=_visibility_loader(session_factory)),
+        run_by_id=_rows_by_key(session_factory, runs_repository.runs_by_ids, lambda row: row.id),
+        tool_calls_by_run_id=_lists_by_key(session_factory, calls_repository.calls_by_run_ids),
     )
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Annotated, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 import strawberry
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.pagination import Page, PageRequest
 from schema.errors import ClientError
@@ -107,3 +108,27 @@ def empty_connection(after: str | None = None) -> Connection[NodeType]:
         return 0
 
     return make_connection(Page(items=[], has_next_page=False, has_previous_page=after is not None), [], [], zero)
+
+
+async def paginate(
+    info: Any,
+    first: int | None,
+    after: str | None,
+    fetch: Callable[[AsyncSession, PageRequest], Awaitable[Page[RowType]]],
+    count_rows: Callable[[AsyncSession], Awaitable[int]],
+    to_node: Callable[[RowType], NodeType],
+    key: Callable[[RowType], str],
+) -> Connection[NodeType]:
+    """One keyset page as a connection; ``totalCount`` is counted only when asked for.
+
+    Each query runs in a session of its own: sibling fields resolve concurrently.
+    """
+    request = page_request(first, after)
+    async with info.context.session() as session:
+        page = await fetch(session, request)
+
+    async def total() -> int:
+        async with info.context.session() as session:
+            return await count_rows(session)
+
+    return make_connection(page, [to_node(row) for row in page.items], [key(row) for row in page.items], total)

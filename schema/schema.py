@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from strawberry.extensions import (
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    ValidationCache,
+)
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
@@ -81,6 +87,9 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             lambda: MaxAliasesLimiter(max_alias_count=settings.graphql_max_aliases),
             lambda: MaxTokensLimiter(max_token_count=settings.graphql_max_tokens),
             MaskUnexpectedErrors,
+            # Clients send the same few documents again and again: parse and validate each once.
+            lambda: ParserCache(maxsize=256),
+            lambda: ValidationCache(maxsize=256),
         ],
     )
 

@@ -14,6 +14,7 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 
 from app.db import create_engine
+from app.knowledge.models import include_in_autogenerate, is_search_index_object
 from app.migrate import alembic_config, downgrade, upgrade
 from app.models import Base
 from app.spaces.models import SYSTEM_SPACE_ID
@@ -23,12 +24,15 @@ VERSION_TABLE = "alembic_version"
 
 
 def _model_diff(connection: Connection) -> list[Any]:
-    context = MigrationContext.configure(connection, opts={"compare_type": True})
+    context = MigrationContext.configure(
+        connection, opts={"compare_type": True, "include_object": include_in_autogenerate}
+    )
     return compare_metadata(context, Base.metadata)  # type: ignore[no-any-return]
 
 
 def _table_names(connection: Connection) -> set[str]:
-    return set(inspect(connection).get_table_names())
+    # The lexical index of the knowledge domain (an FTS5 table on SQLite) lives outside the models.
+    return {name for name in inspect(connection).get_table_names() if not is_search_index_object(name, "table")}
 
 
 async def _run(database_url: str, action: Any) -> Any:

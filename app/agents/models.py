@@ -24,5 +24,7 @@ class Agent(Base):
     activated_tool_ids: Mapped[list[str]] = mapped_column(JsonType, default=list)
     # Skill ids, optionally pinned to a version: "sk_email_draft@1.2.0".
     bound_skill_ids: Mapped[list[str]] = mapped_column(JsonType, default=list)
+    # The OUTPUT_FORMAT section of the prompt: how answers must be shaped.
+    output_format: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow, onupdate=utcnow)

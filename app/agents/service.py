@@ -14,6 +14,7 @@ from app.ids import new_id
 from app.knowledge import repository as knowledge_repository
 from app.principal import Principal
 from app.skills import repository as skills_repository
+from app.skills import service as skills_service
 from app.spaces import repository as spaces_repository
 from app.tools import repository as tools_repository
 from app.validation import SEMVER, check_not_blank, check_range
@@ -33,6 +34,7 @@ class AgentInput:
     mounted_kb_ids: list[str] | None = None
     activated_tool_ids: list[str] | None = None
     bound_skill_ids: list[str] | None = None
+    output_format: str | None = None
 
 
 def split_skill_reference(reference: str) -> tuple[str, str | None]:
@@ -144,6 +146,8 @@ async def _apply(session: AsyncSession, agent: Agent, data: AgentInput) -> None:
         agent.model = check_not_blank(data.model, ["input", "model"])
     if data.system_prompt is not None:
         agent.system_prompt = data.system_prompt
+    if data.output_format is not None:
+        agent.output_format = data.output_format.strip() or None
     if data.max_steps is not None:
         agent.max_steps = check_range(data.max_steps, 1, MAX_STEPS_LIMIT, ["input", "maxSteps"])
     if data.activated_tool_ids is not None:
@@ -151,8 +155,13 @@ async def _apply(session: AsyncSession, agent: Agent, data: AgentInput) -> None:
             session, agent.space_id, data.activated_tool_ids, list(agent.activated_tool_ids or [])
         )
     if data.bound_skill_ids is not None:
+        previous_skills = list(agent.bound_skill_ids or [])
         agent.bound_skill_ids = await _check_skills(
-            session, agent.space_id, data.bound_skill_ids, list(agent.bound_skill_ids or [])
+            session, agent.space_id, data.bound_skill_ids, previous_skills
+        )
+        # Newly bound skills bring the tools they declare, where the space can see them.
+        agent.activated_tool_ids = await skills_service.activate_declared_tools(
+            session, agent.space_id, agent.bound_skill_ids, previous_skills, list(agent.activated_tool_ids or [])
         )
     if data.mounted_kb_ids is not None:
         agent.mounted_kb_ids = await _check_knowledge_bases(

@@ -112,7 +112,7 @@ BUILTIN_TOOLS: list[dict[str, Any]] = [
             "additionalProperties": False,
         },
         "side_effect": "WRITE",
-        "timeout_ms": 5000,
+        "timeout_ms": 120_000,
         "tags": ["agents", "messaging"],
         "group": "collaboration",
         # Agents talking to agents is opt-in per space: an admin assigns it.

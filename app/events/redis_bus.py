@@ -25,6 +25,9 @@ CHANNEL_PREFIX = "quiver:"
 class RedisEventBus:
     def __init__(self, url: str) -> None:
         self._client = redis.from_url(url)
+        # Pub/sub ignores the database number: put it in the channel so deployments sharing
+        # one Redis on different databases never see each other's events.
+        self._prefix = f"{CHANNEL_PREFIX}{self._client.connection_pool.connection_kwargs.get('db', 0)}:"
         self._local = InProcessEventBus()
         self._pubsub = self._client.pubsub()
         self._channels: dict[str, int] = {}
@@ -32,7 +35,7 @@ class RedisEventBus:
         self._reader: asyncio.Task[None] | None = None
 
     async def publish(self, topic: str, event: Event) -> None:
-        await self._client.publish(CHANNEL_PREFIX + topic, json.dumps(event, default=str))
+        await self._client.publish(self._prefix + topic, json.dumps(event, default=str))
 
     @asynccontextmanager
     async def subscribe(self, topic: str, *, queue_size: int = DEFAULT_QUEUE_SIZE) -> AsyncIterator[Subscription]:
@@ -47,7 +50,7 @@ class RedisEventBus:
         async with self._lock:
             count = self._channels.get(topic, 0)
             if count == 0:
-                await self._pubsub.subscribe(CHANNEL_PREFIX + topic)
+                await self._pubsub.subscribe(self._prefix + topic)
             self._channels[topic] = count + 1
             if self._reader is None or self._reader.done():
                 self._reader = asyncio.create_task(self._read(), name="redis-event-bus")
@@ -58,7 +61,7 @@ class RedisEventBus:
             if count <= 0:
                 self._channels.pop(topic, None)
                 with contextlib.suppress(redis.RedisError):
-                    await self._pubsub.unsubscribe(CHANNEL_PREFIX + topic)
+                    await self._pubsub.unsubscribe(self._prefix + topic)
             else:
                 self._channels[topic] = count
 
@@ -75,7 +78,7 @@ class RedisEventBus:
                     await asyncio.sleep(0.05)
                 continue
             channel = message["channel"]
-            topic = (channel.decode() if isinstance(channel, bytes) else str(channel))[len(CHANNEL_PREFIX) :]
+            topic = (channel.decode() if isinstance(channel, bytes) else str(channel))[len(self._prefix) :]
             try:
                 event = json.loads(message["data"])
             except (TypeError, ValueError):
@@ -96,5 +99,5 @@ class RedisEventBus:
                 await self._reader
         await self._local.close()
         with contextlib.suppress(Exception):
-            await self._pubsub.aclose()
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
         await self._client.aclose()

@@ -18,7 +18,9 @@ from app.tools.models import ToolDefinition
 class QuotaGuard:
     def __init__(self, *, default_rate_limit: str, default_max_concurrency: int, redis_url: str | None) -> None:
         storage_uri = f"async+{redis_url}" if redis_url else "async+memory://"
-        self.limiter = MovingWindowRateLimiter(storage_from_string(storage_uri))  # type: ignore[arg-type]
+        # limits talks to Redis through redis-py (already a dependency) rather than coredis.
+        options = {"implementation": "redispy"} if redis_url else {}
+        self.limiter = MovingWindowRateLimiter(storage_from_string(storage_uri, **options))
         self.default_rate_limit = default_rate_limit
         self.default_max_concurrency = default_max_concurrency
         self._in_flight: dict[tuple[str, str], int] = {}

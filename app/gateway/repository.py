@@ -59,6 +59,17 @@ async def calls_by_ids(session: AsyncSession, call_ids: Sequence[str]) -> list[T
     return list((await session.scalars(select(ToolCall).where(ToolCall.id.in_(call_ids)))).all())
 
 
+async def calls_by_run_ids(session: AsyncSession, run_ids: Sequence[str]) -> dict[str, list[ToolCall]]:
+    """The calls of each run, in call order."""
+    result: dict[str, list[ToolCall]] = {}
+    if not run_ids:
+        return result
+    statement = select(ToolCall).where(ToolCall.run_id.in_(run_ids)).order_by(ToolCall.id)
+    for call in (await session.scalars(statement)).all():
+        result.setdefault(call.run_id or "", []).append(call)
+    return result
+
+
 async def get_call(session: AsyncSession, call_id: str) -> ToolCall | None:
     return await session.get(ToolCall, call_id)
 

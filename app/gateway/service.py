@@ -54,6 +54,8 @@ REDACTED = "[redacted]"
 BACKOFF_BASE_S = 0.05
 BACKOFF_MAX_S = 1.0
 EXECUTOR_GRACE_S = 1.0
+# Longest tool id and idempotency key the call log stores.
+MAX_IDENTIFIER_LENGTH = 200
 
 
 @dataclass(frozen=True)
@@ -68,15 +70,30 @@ class CallRequest:
     delegation_depth: int
 
 
+def _redact(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: REDACTED if SECRET_ARGUMENT.search(str(key)) else _redact(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redact(item) for item in value]
+    return value
+
+
 def logged_arguments(arguments: Any, static_keys: set[str]) -> dict[str, Any]:
-    """The caller's arguments as logged: static values dropped, secret-looking values redacted."""
+    """The caller's arguments as logged: static values dropped, secret-looking values redacted at any depth."""
     if not isinstance(arguments, dict):
         return {"_invalid": repr(arguments)[:200]}
-    return {
-        key: (REDACTED if SECRET_ARGUMENT.search(key) else value)
-        for key, value in arguments.items()
-        if key not in static_keys
-    }
+    redacted: dict[str, Any] = _redact({key: value for key, value in arguments.items() if key not in static_keys})
+    return redacted
+
+
+def _problem_path(error: Any) -> str:
+    """JSON path of a schema problem; for a missing required property, the property itself."""
+    parts = [str(part) for part in error.path]
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [name for name in error.validator_value if name not in error.instance]
+        if missing:
+            parts.append(str(missing[0]))
+    return "/" + "/".join(parts)
 
 
 def request_hash(tool_id: str, arguments: Any) -> str:
@@ -145,6 +162,14 @@ class ToolGateway:
         data: Any = None
         failure: ToolFailure | None = None
         try:
+            if len(request.tool_id) > MAX_IDENTIFIER_LENGTH:
+                raise _not_available(request.tool_id[:MAX_IDENTIFIER_LENGTH])
+            if request.idempotency_key is not None and not 0 < len(request.idempotency_key) <= MAX_IDENTIFIER_LENGTH:
+                raise ToolFailure(
+                    PARAM_INVALID,
+                    f"Idempotency keys are 1 to {MAX_IDENTIFIER_LENGTH} characters.",
+                    "idempotencyKey",
+                )
             tool, reachable = await self._resolve(request)
             if not reachable:
                 # A space the caller cannot reach: nothing is logged into it.
@@ -178,7 +203,7 @@ class ToolGateway:
             raise _not_available(request.tool_id)
         if not principal.can_invoke_in_space(request.space_id):
             raise ToolFailure(PERMISSION_DENIED, "This key may not call tools.", f"role {principal.role.value}")
-        if tool.allowed_roles and principal.role.value not in tool.allowed_roles:
+        if tool.allowed_roles and not principal.is_admin and principal.role.value not in tool.allowed_roles:
             raise ToolFailure(
                 PERMISSION_DENIED,
                 "You are not allowed to call this tool.",
@@ -195,10 +220,7 @@ class ToolGateway:
             Draft202012Validator(tool.input_schema).iter_errors(merged), key=lambda error: list(error.path)
         )
         if errors:
-            problems = [
-                {"path": "/" + "/".join(str(part) for part in error.path), "message": error.message}
-                for error in errors
-            ]
+            problems = [{"path": _problem_path(error), "message": error.message} for error in errors]
             summary = "; ".join(f"{problem['path']}: {problem['message']}" for problem in problems[:5])
             raise ToolFailure(
                 PARAM_INVALID,
@@ -219,7 +241,7 @@ class ToolGateway:
         executor = self.executors.get(tool.type)
         if executor is None:
             raise ToolFailure(INTERNAL_ERROR, "No executor for this kind of tool.", tool.type)
-        timeout_s = min(tool.timeout_ms / 1000, executor.cap_seconds)
+        timeout_s = min(tool.timeout_ms / 1000, _cap(executor, tool))
         max_attempts = 1
         if tool.type != "MCP" and (tool.side_effect == "READ" or request.idempotency_key):
             max_attempts += max(tool.max_retries, 0)
@@ -319,7 +341,7 @@ class ToolGateway:
     ) -> tuple[Any, ToolFailure | None, int] | None:
         """The stored outcome of the key's first call; None when the key is free again."""
         executor = self.executors.get(tool.type)
-        cap = executor.cap_seconds if executor else 15.0
+        cap = _cap(executor, tool) if executor else 15.0
         # The owner may retry: wait for as long as its attempts can take, then take over.
         stale_after = timedelta(seconds=(cap + EXECUTOR_GRACE_S) * (1 + max(tool.max_retries, 0)) + 5)
         while True:
@@ -376,7 +398,7 @@ class ToolGateway:
         static_keys = set((tool.static_arguments or {}) if tool else {})
         call = ToolCall(
             id=new_id("tc_"),
-            tool_id=request.tool_id,
+            tool_id=request.tool_id[:MAX_IDENTIFIER_LENGTH],
             tool_type=tool.type if tool else None,
             space_id=request.space_id,
             agent_id=request.agent_id,
@@ -391,14 +413,20 @@ class ToolGateway:
             latency_ms=latency_ms,
             attempts=attempts,
             trace_id=trace_id,
-            idempotency_key=request.idempotency_key,
+            idempotency_key=(request.idempotency_key or "")[:MAX_IDENTIFIER_LENGTH] or None,
             started_at=started_at,
             finished_at=utcnow(),
         )
         async with self.session_factory() as session, session.begin():
             session.add(call)
-        kind = tool.type if tool else "UNKNOWN"
-        metrics.observe(kind, request.tool_id, latency_ms / 1000, error.code if error else None)
+        # Only resolved tools get their own label: a caller's made-up ids must not grow the series.
+        known = tool is not None and tool.type != "UNKNOWN"
+        metrics.observe(
+            tool.type if known and tool else "UNKNOWN",
+            tool.tool_id if known and tool else "unknown",
+            latency_ms / 1000,
+            error.code if error else None,
+        )
         logger.info(
             "tool call %s",
             call.status,
@@ -423,6 +451,12 @@ class ToolGateway:
             call_id=call.id,
             attempts=attempts,
         )
+
+
+def _cap(executor: Executor, tool: ToolDefinition) -> float:
+    """The kind's cap, or the executor's own cap for this tool when it declares one."""
+    cap_for = getattr(executor, "cap_for", None)
+    return float(cap_for(tool.tool_id)) if cap_for is not None else executor.cap_seconds
 
 
 def _not_available(tool_id: str) -> ToolFailure:

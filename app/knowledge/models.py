@@ -1,13 +1,36 @@
-"""Knowledge bases and their documents."""
+"""Knowledge bases, their documents and the searchable chunks of each document.
+
+The lexical index is not part of this metadata: migration 0003 creates it by hand
+(an FTS5 virtual table on SQLite, a ``tsvector`` column with a GIN index on
+PostgreSQL) and ``SEARCH_INDEX_OBJECTS`` tells Alembic's comparison to leave it be.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base, UtcDateTime, utcnow
+from app.db import Base, JsonType, UtcDateTime, utcnow
+
+#: SQLite makes only ``INTEGER PRIMARY KEY`` an alias of the rowid, which the FTS5 index keys on.
+ChunkIdType = BigInteger().with_variant(Integer(), "sqlite")
+
+#: Search-index objects made by hand in migration 0003, outside the ORM metadata.
+FTS_TABLE = "chunk_fts"
+SEARCH_VECTOR_COLUMN = "search_vector"
+SEARCH_VECTOR_INDEX = "ix_chunk_search_vector"
 
 
 class KnowledgeBase(Base):
@@ -19,6 +42,8 @@ class KnowledgeBase(Base):
     label: Mapped[str] = mapped_column(String(200))
     description: Mapped[str | None] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(16), default="ACTIVE")
+    # Bumped by every document write: search caches (stored vectors) compare it to stay fresh.
+    content_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
 
     __table_args__ = (UniqueConstraint("space_id", "name", name="uq_knowledge_base_space_name"),)
@@ -31,6 +56,58 @@ class Document(Base):
     knowledge_base_id: Mapped[str] = mapped_column(ForeignKey("knowledge_base.id"), index=True)
     title: Mapped[str] = mapped_column(String(500))
     source: Mapped[str | None] = mapped_column(Text)
+    # sha256 of ``source``: one document per source and knowledge base (sources may be long).
+    source_key: Mapped[str | None] = mapped_column(String(64))
     content_hash: Mapped[str | None] = mapped_column(String(64))
     chunk_count: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    updated_at: Mapped[datetime | None] = mapped_column(UtcDateTime, default=utcnow, onupdate=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("knowledge_base_id", "source_key", name="uq_document_knowledge_base_source"),
+    )
+
+
+class Chunk(Base):
+    """A searchable passage of a document, with what a citation needs."""
+
+    __tablename__ = "chunk"
+
+    id: Mapped[int] = mapped_column(ChunkIdType, primary_key=True, autoincrement=True)
+    document_id: Mapped[str] = mapped_column(ForeignKey("document.id", ondelete="CASCADE"))
+    # Denormalised from the document so a search filters chunks without a join.
+    knowledge_base_id: Mapped[str] = mapped_column(ForeignKey("knowledge_base.id"))
+    position: Mapped[int] = mapped_column(Integer)
+    heading_path: Mapped[list[str]] = mapped_column(JsonType, default=list)
+    text: Mapped[str] = mapped_column(Text)
+    # float32 little-endian, L2-normalised; null without an embedding provider.
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary)
+    embedding_model: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("document_id", "position", name="uq_chunk_document_position"),
+        Index("ix_chunk_knowledge_base_id", "knowledge_base_id", "embedding_model"),
+        # Ids must never be reused: the FTS5 index and the vector cache key on them.
+        {"sqlite_autoincrement": True},
+    )
+
+
+def is_search_index_object(name: str | None, type_: str, table_name: str | None = None) -> bool:
+    """True for the hand-made lexical index (see migration 0003), which autogenerate must ignore.
+
+    FTS5 keeps its data in shadow tables named after the virtual table (``chunk_fts_data``, …).
+    """
+    if type_ == "table":
+        return name is not None and (name == FTS_TABLE or name.startswith(FTS_TABLE + "_"))
+    if type_ == "column":
+        return table_name == Chunk.__tablename__ and name == SEARCH_VECTOR_COLUMN
+    if type_ == "index":
+        return name == SEARCH_VECTOR_INDEX
+    return False
+
+
+def include_in_autogenerate(obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
+    """Alembic ``include_object`` hook: skip the lexical index found in the database."""
+    table_name = getattr(getattr(obj, "table", None), "name", None)
+    return not (reflected and compare_to is None and is_search_index_object(name, type_, table_name))

@@ -1,13 +1,16 @@
-"""Every SQL statement about knowledge bases and documents."""
+"""Every SQL statement about knowledge bases, documents, chunks and their lexical index."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, delete, func, insert, select, text, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.knowledge.models import Document, KnowledgeBase
+from app.knowledge.models import FTS_TABLE, SEARCH_VECTOR_COLUMN, Chunk, Document, KnowledgeBase
 from app.pagination import Page, PageRequest, count, fetch_page
 
 
@@ -72,3 +75,164 @@ async def count_documents(session: AsyncSession, kb_id: str) -> int:
 
 async def get_document(session: AsyncSession, document_id: str) -> Document | None:
     return await session.get(Document, document_id)
+
+
+# ------------------------------------------------------------------ ingest
+
+
+def _dialect(session: AsyncSession) -> str:
+    return session.get_bind().dialect.name
+
+
+async def get_document_by_source(session: AsyncSession, kb_id: str, source_key: str) -> Document | None:
+    return await session.scalar(
+        select(Document).where(Document.knowledge_base_id == kb_id, Document.source_key == source_key)
+    )
+
+
+async def insert_document(session: AsyncSession, values: dict[str, Any]) -> Document | None:
+    """Insert a new document; None when its source already exists in the knowledge base
+    (a concurrent ingest of the same source won the race).
+
+    ``ON CONFLICT DO NOTHING`` rather than a savepoint: with pysqlite's transaction
+    handling a savepoint opened before any write would commit on release.
+    """
+    insert_for = sqlite_insert if _dialect(session) == "sqlite" else postgresql_insert
+    statement = (
+        insert_for(Document)
+        .values(**values)
+        .on_conflict_do_nothing(index_elements=[Document.knowledge_base_id, Document.source_key])
+        .returning(Document.id)
+    )
+    document_id = await session.scalar(statement)
+    if document_id is None:
+        return None
+    return await session.get(Document, document_id)
+
+
+async def delete_chunks(session: AsyncSession, document_id: str) -> None:
+    # On SQLite a trigger (migration 0003) removes the chunks' FTS5 entries with them.
+    await session.execute(delete(Chunk).where(Chunk.document_id == document_id))
+
+
+async def insert_chunks(session: AsyncSession, rows: list[dict[str, Any]], index_texts: list[str]) -> list[int]:
+    """Insert chunks and their lexical index entries; returns the new chunk ids in row order."""
+    if not rows:
+        return []
+    ids = list(
+        (
+            await session.scalars(insert(Chunk).returning(Chunk.id, sort_by_parameter_order=True), rows)
+        ).all()
+    )
+    dialect = _dialect(session)
+    if dialect == "sqlite":
+        await session.execute(
+            text(f"INSERT INTO {FTS_TABLE} (rowid, body) VALUES (:id, :body)"),
+            [{"id": chunk_id, "body": body} for chunk_id, body in zip(ids, index_texts, strict=True)],
+        )
+    elif dialect == "postgresql":
+        await session.execute(
+            text(
+                f"UPDATE chunk SET {SEARCH_VECTOR_COLUMN} = to_tsvector('simple', v.body) "
+                "FROM unnest(CAST(:ids AS bigint[]), CAST(:bodies AS text[])) AS v(id, body) "
+                "WHERE chunk.id = v.id"
+            ),
+            {"ids": ids, "bodies": index_texts},
+        )
+    else:
+        raise NotImplementedError(f"no lexical index for {dialect}")
+    return ids
+
+
+async def bump_content_version(session: AsyncSession, kb_id: str) -> None:
+    await session.execute(
+        update(KnowledgeBase)
+        .where(KnowledgeBase.id == kb_id)
+        .values(content_version=KnowledgeBase.content_version + 1)
+    )
+
+
+# ------------------------------------------------------------------ search
+
+
+async def active_knowledge_bases(
+    session: AsyncSession, space_id: str, kb_ids: Sequence[str] | None = None
+) -> list[KnowledgeBase]:
+    """ACTIVE knowledge bases of one space, optionally only among ``kb_ids``, in id order."""
+    statement = select(KnowledgeBase).where(
+        KnowledgeBase.space_id == space_id, KnowledgeBase.status == "ACTIVE"
+    )
+    if kb_ids is not None:
+        if not kb_ids:
+            return []
+        statement = statement.where(KnowledgeBase.id.in_(kb_ids))
+    return list((await session.scalars(statement.order_by(KnowledgeBase.id))).all())
+
+
+def _fts5_query(tokens: Sequence[str]) -> str:
+    return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
+
+
+def _tsquery(tokens: Sequence[str]) -> str:
+    return " | ".join("'" + token.replace("\\", "").replace("'", "''") + "'" for token in tokens)
+
+
+async def lexical_candidates(
+    session: AsyncSession, kb_id: str, tokens: Sequence[str], limit: int
+) -> list[tuple[int, float]]:
+    """(chunk id, score) of the chunks matching any token, best first; higher scores are better.
+
+    SQLite ranks with FTS5's bm25 (negated: FTS5 returns lower-is-better); PostgreSQL with
+    ts_rank over the GIN-indexed tsvector, normalised by document length.
+    """
+    if not tokens:
+        return []
+    dialect = _dialect(session)
+    if dialect == "sqlite":
+        statement = text(
+            f"SELECT c.id, bm25({FTS_TABLE}) AS score FROM {FTS_TABLE} "
+            f"JOIN chunk AS c ON c.id = {FTS_TABLE}.rowid "
+            f"WHERE {FTS_TABLE} MATCH :query AND c.knowledge_base_id = :kb_id "
+            "ORDER BY score LIMIT :limit"
+        )
+        rows = (await session.execute(statement, {"query": _fts5_query(tokens), "kb_id": kb_id, "limit": limit})).all()
+        return [(int(chunk_id), -float(score)) for chunk_id, score in rows]
+    if dialect == "postgresql":
+        statement = text(
+            f"SELECT c.id, ts_rank(c.{SEARCH_VECTOR_COLUMN}, q, 1) AS score "
+            "FROM chunk AS c, to_tsquery('simple', :query) AS q "
+            f"WHERE c.knowledge_base_id = :kb_id AND c.{SEARCH_VECTOR_COLUMN} @@ q "
+            "ORDER BY score DESC, c.id LIMIT :limit"
+        )
+        rows = (await session.execute(statement, {"query": _tsquery(tokens), "kb_id": kb_id, "limit": limit})).all()
+        return [(int(chunk_id), float(score)) for chunk_id, score in rows]
+    raise NotImplementedError(f"no lexical index for {dialect}")
+
+
+async def content_version(session: AsyncSession, kb_id: str) -> int | None:
+    value = await session.scalar(select(KnowledgeBase.content_version).where(KnowledgeBase.id == kb_id))
+    return None if value is None else int(value)
+
+
+async def stored_vectors(session: AsyncSession, kb_id: str, model: str) -> list[tuple[int, bytes]]:
+    statement = select(Chunk.id, Chunk.embedding).where(
+        Chunk.knowledge_base_id == kb_id, Chunk.embedding_model == model, Chunk.embedding.is_not(None)
+    )
+    rows = (await session.execute(statement)).all()
+    return [(int(chunk_id), bytes(blob)) for chunk_id, blob in rows if blob is not None]
+
+
+async def chunks_with_documents(
+    session: AsyncSession, chunk_ids: Sequence[int]
+) -> dict[int, tuple[Chunk, Document]]:
+    if not chunk_ids:
+        return {}
+    statement = (
+        select(Chunk, Document).join(Document, Document.id == Chunk.document_id).where(Chunk.id.in_(chunk_ids))
+    )
+    return {chunk.id: (chunk, document) for chunk, document in (await session.execute(statement)).all()}
+
+
+async def chunks_of_document(session: AsyncSession, document_id: str) -> list[Chunk]:
+    statement = select(Chunk).where(Chunk.document_id == document_id).order_by(Chunk.position)
+    return list((await session.scalars(statement)).all())

@@ -67,8 +67,8 @@ class ToolInput:
     space_ids: list[str] | None = None
 
 
-def _path(name: str) -> list[str]:
-    return ["input", name]
+def _path(*names: str) -> list[str]:
+    return ["input", *names]
 
 
 def seal_auth(box: SecretBox, auth: AuthConfig | None, prefix: list[str]) -> tuple[str, str | None]:
@@ -221,6 +221,7 @@ async def create_tool(
     _apply_declared_fields(tool, data, box)
     _apply_policy_fields(tool, data)
     await check_egress(egress, tool.endpoint, _path("endpoint"))
+    await check_egress(egress, data.auth.token_url if data.auth else None, _path("auth", "tokenUrl"))
     session.add(tool)
     await session.flush()
     if space_ids:
@@ -284,6 +285,8 @@ async def update_tool(
     _apply_policy_fields(tool, data)
     if data.endpoint is not None:
         await check_egress(egress, tool.endpoint, _path("endpoint"))
+    if data.auth is not None:
+        await check_egress(egress, data.auth.token_url, _path("auth", "tokenUrl"))
     await session.flush()
     return tool
 

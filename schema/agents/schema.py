@@ -7,6 +7,7 @@ from typing import Annotated
 import strawberry
 
 from app.agents import service
+from app.skills.service import with_declared_tool_notices
 from schema.agents.types import Agent, agent_connection
 from schema.context import Info
 from schema.errors import UserError
@@ -61,6 +62,9 @@ class CreateAgentInput:
     bound_skill_ids: list[strawberry.ID] | None = strawberry.field(
         default=None, description="Global or same-space skills; pin a version with @, e.g. sk_email_draft@1.0.0."
     )
+    output_format: str | None = strawberry.field(
+        default=None, description="How answers must be shaped; the OUTPUT_FORMAT section of the prompt."
+    )
 
 
 @strawberry.input(description="Changes to an agent; omitted fields stay. Lists replace the old ones.")
@@ -73,12 +77,17 @@ class UpdateAgentInput:
     mounted_knowledge_base_ids: list[strawberry.ID] | None = strawberry.field(default=None, description="New knowledge bases.")
     activated_tool_ids: list[strawberry.ID] | None = strawberry.field(default=None, description="New tools.")
     bound_skill_ids: list[strawberry.ID] | None = strawberry.field(default=None, description="New skills.")
+    output_format: str | None = strawberry.field(default=None, description="New output format; empty string clears it.")
 
 
 @strawberry.type(description="Result of a mutation on an agent.")
 class AgentPayload:
     agent: Agent | None = strawberry.field(description="The agent; null when the mutation failed.")
     user_errors: list[UserError] = strawberry.field(description="Why the input was refused; empty on success.")
+    notices: list[str] = strawberry.field(
+        default_factory=list,
+        description="Tools that bound skills declare but the agent does not get (not visible in its space, inactive, or not activated).",
+    )
 
 
 @strawberry.type
@@ -99,9 +108,14 @@ class AgentsMutation:
             mounted_kb_ids=_ids(input.mounted_knowledge_base_ids),
             activated_tool_ids=_ids(input.activated_tool_ids),
             bound_skill_ids=_ids(input.bound_skill_ids),
+            output_format=input.output_format,
         )
-        row, errors = await in_transaction(info, lambda session: service.create_agent(session, principal, data))
-        return AgentPayload(agent=Agent.from_row(row) if row else None, user_errors=errors)
+        result, errors = await in_transaction(
+            info, lambda session: with_declared_tool_notices(session, service.create_agent(session, principal, data))
+        )
+        return AgentPayload(
+            agent=Agent.from_row(result[0]) if result else None, user_errors=errors, notices=result[1] if result else []
+        )
 
     @strawberry.mutation(description="Change an agent's manifest.")
     async def update_agent(
@@ -118,8 +132,14 @@ class AgentsMutation:
             mounted_kb_ids=_ids(input.mounted_knowledge_base_ids),
             activated_tool_ids=_ids(input.activated_tool_ids),
             bound_skill_ids=_ids(input.bound_skill_ids),
+            output_format=input.output_format,
         )
-        row, errors = await in_transaction(
-            info, lambda session: service.update_agent(session, principal, str(input.id), data)
+        result, errors = await in_transaction(
+            info,
+            lambda session: with_declared_tool_notices(
+                session, service.update_agent(session, principal, str(input.id), data)
+            ),
         )
-        return AgentPayload(agent=Agent.from_row(row) if row else None, user_errors=errors)
+        return AgentPayload(
+            agent=Agent.from_row(result[0]) if result else None, user_errors=errors, notices=result[1] if result else []
+        )

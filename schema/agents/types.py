@@ -10,18 +10,13 @@ from strawberry.scalars import JSON
 
 from app.agents import repository
 from app.agents.models import Agent as AgentRow
+from app.agents.runs import AgentRun as AgentRunRow
 from app.agents.service import manifest, split_skill_reference
+from app.runtime import repository as runs_repository
 from schema.context import Info
 from schema.enums import RunStatus, Status
 from schema.node import Node
-from schema.pagination import (
-    AfterArgument,
-    Connection,
-    FirstArgument,
-    empty_connection,
-    make_connection,
-    page_request,
-)
+from schema.pagination import AfterArgument, Connection, FirstArgument, paginate
 
 if TYPE_CHECKING:
     from schema.gateway.types import ToolCall, ToolError
@@ -47,6 +42,7 @@ class Agent(Node):
     model: str = strawberry.field(description="Model name passed to the OpenAI-compatible endpoint.")
     system_prompt: str = strawberry.field(description="The agent's role: the first section of its system prompt.")
     max_steps: int = strawberry.field(description="Most model calls one run may make.")
+    output_format: str | None = strawberry.field(description="How answers must be shaped (the OUTPUT_FORMAT prompt section).")
     status: Status = strawberry.field(description="Lifecycle status; only ACTIVE agents can be invoked.")
     bound_skill_references: list[str] = strawberry.field(
         description="Bound skills as stored, with version pins, e.g. sk_email_draft@1.2.0."
@@ -66,9 +62,10 @@ class Agent(Node):
             model=row.model,
             system_prompt=row.system_prompt,
             max_steps=row.max_steps,
+            output_format=row.output_format,
             status=Status(row.status),
             bound_skill_references=list(row.bound_skill_ids or []),
-            manifest=manifest(row),
+            manifest=JSON(manifest(row)),
             created_at=row.created_at,
             updated_at=row.updated_at,
             row=row,
@@ -119,40 +116,97 @@ class Agent(Node):
     async def runs(
         self, info: Info, first: FirstArgument = 20, after: AfterArgument = None
     ) -> Connection[AgentRun]:
-        page_request(first, after)
-        # Runs are recorded once the agent runtime lands; until then there are none.
-        return empty_connection(after)
+        agent_id = self.row.id
+        return await paginate(
+            info,
+            first,
+            after,
+            lambda session, request: runs_repository.list_runs(session, agent_id, request),
+            lambda session: runs_repository.count_runs(session, agent_id),
+            AgentRun.from_row,
+            lambda row: row.id,
+        )
+
+
+@strawberry.type(description="A skill version a run injected into its prompt: which version answered.")
+class InjectedSkill:
+    skill_id: str = strawberry.field(description="The skill's id.")
+    version: str = strawberry.field(description="The version injected.")
+    channel: str = strawberry.field(description="Why this version: PRODUCTION, CANDIDATE (canary), or PINNED by the agent.")
 
 
 @strawberry.type(description="One invocation of an agent: input, output, steps and the tool calls it made.")
 class AgentRun(Node):
     id: strawberry.ID = strawberry.field(description="Run id, run_….")
-    agent: Agent = strawberry.field(description="The agent that ran.")
     status: RunStatus = strawberry.field(description="Where the run stands.")
     input: str = strawberry.field(description="The user message that started the run.")
     output: str | None = strawberry.field(description="The final answer; null until there is one.")
     error: ToolErrorRef | None = strawberry.field(description="Structured error when FAILED.")
     steps: int = strawberry.field(description="Model calls made so far.")
-    tool_calls: list[ToolCallRef] = strawberry.field(description="Tool calls made by this run, in order.")
     prompt_tokens: int | None = strawberry.field(description="Prompt tokens reported by the model, summed over steps.")
     completion_tokens: int | None = strawberry.field(
         description="Completion tokens reported by the model, summed over steps."
     )
+    model: str = strawberry.field(description="The model the run used.")
+    session_id: str | None = strawberry.field(description="The conversation the run belongs to, if any.")
+    skill_versions: list[InjectedSkill] = strawberry.field(description="The skill versions injected into the prompt.")
+    prompt_warnings: list[str] = strawberry.field(description="What the prompt builder cut or flagged for this run.")
+    delegation_depth: int = strawberry.field(description="0 for a run started by a caller; n for a run delegated n levels deep.")
     started_at: datetime = strawberry.field(description="When the run started.")
     finished_at: datetime | None = strawberry.field(description="When the run finished; null while running.")
+    row: strawberry.Private[AgentRunRow]
+
+    @classmethod
+    def from_row(cls, row: AgentRunRow) -> AgentRun:
+        from schema.gateway.types import ToolError
+
+        return cls(
+            id=strawberry.ID(row.id),
+            status=RunStatus(row.status),
+            input=row.input,
+            output=row.output,
+            error=ToolError(code=row.error_code, message=row.error_message or "", detail=row.error_detail)
+            if row.error_code
+            else None,
+            steps=row.steps,
+            prompt_tokens=row.prompt_tokens,
+            completion_tokens=row.completion_tokens,
+            model=row.model,
+            session_id=row.session_id,
+            skill_versions=[
+                InjectedSkill(skill_id=item["skillId"], version=item["version"], channel=item["channel"])
+                for item in row.skill_versions or []
+            ],
+            prompt_warnings=list(row.prompt_warnings or []),
+            delegation_depth=row.delegation_depth,
+            started_at=row.started_at,
+            finished_at=row.finished_at,
+            row=row,
+        )
+
+    @strawberry.field(description="The agent that ran.")
+    async def agent(self, info: Info) -> Agent:
+        row = await info.context.loaders.agent_by_id.load(self.row.agent_id)
+        assert row is not None  # runs are only created for existing agents
+        return Agent.from_row(row)
+
+    @strawberry.field(description="Tool calls made by this run, in order.")
+    async def tool_calls(self, info: Info) -> list[ToolCallRef]:
+        from schema.gateway.types import ToolCall
+
+        rows = await info.context.loaders.tool_calls_by_run_id.load(self.row.id)
+        return [ToolCall.from_row(row) for row in rows]
 
 
 async def agent_connection(
     info: Info, space_id: str | None, first: int | None, after: str | None
 ) -> Connection[Agent]:
-    request = page_request(first, after)
-    async with info.context.session() as session:
-        page = await repository.list_agents(session, space_id, request)
-
-    async def total() -> int:
-        async with info.context.session() as session:
-            return await repository.count_agents(session, space_id)
-
-    return make_connection(
-        page, [Agent.from_row(row) for row in page.items], [row.id for row in page.items], total
+    return await paginate(
+        info,
+        first,
+        after,
+        lambda session, request: repository.list_agents(session, space_id, request),
+        lambda session: repository.count_agents(session, space_id),
+        Agent.from_row,
+        lambda row: row.id,
     )

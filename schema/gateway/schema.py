@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import strawberry
 from strawberry.scalars import JSON
 
+from app.errors import DomainError
 from app.events.bus import SubscriberOverflowError
 from app.gateway import repository as calls_repository
+from app.gateway.mcp_sync import sync_server
 from app.gateway.service import TOOL_CALLS_TOPIC
+from app.tools.service import get_server_for
 from schema.context import Info
 from schema.enums import CallStatus
 from schema.errors import ClientError, UserError
@@ -21,12 +24,11 @@ from schema.pagination import (
     Connection,
     FirstArgument,
     empty_connection,
-    make_connection,
     page_request,
+    paginate,
 )
 from schema.tools.schema import McpServerPayload
-
-GATEWAY_PENDING = "Tool execution and MCP discovery arrive with the tool gateway (issue #3)."
+from schema.tools.types import McpServer
 
 
 @strawberry.input(description="Narrows the call log. All given conditions must hold.")
@@ -61,9 +63,14 @@ def _call_filter(info: Info, call_filter: ToolCallFilter | None) -> calls_reposi
         agent_id=str(call_filter.agent_id) if call_filter and call_filter.agent_id else None,
         run_id=str(call_filter.run_id) if call_filter and call_filter.run_id else None,
         tool_id=call_filter.tool_id if call_filter else None,
-        status=call_filter.status.value if call_filter and call_filter.status else None,
-        since=call_filter.since if call_filter else None,
+        status=call_filter.status.name if call_filter and call_filter.status else None,
+        since=_aware(call_filter.since) if call_filter and call_filter.since else None,
     )
+
+
+def _aware(moment: datetime) -> datetime:
+    """A moment given without an offset is UTC, as everywhere in the API."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _matches(event: dict[str, Any], call_filter: calls_repository.CallFilter) -> bool:
@@ -93,19 +100,18 @@ class GatewayQuery:
         first: FirstArgument = 50,
         after: AfterArgument = None,
     ) -> Connection[ToolCall]:
-        request = page_request(first, after)
         call_filter = _call_filter(info, filter)
         if call_filter is None:
+            page_request(first, after)
             return empty_connection(after)
-        async with info.context.session() as session:
-            page = await calls_repository.list_calls(session, call_filter, request)
-
-        async def total() -> int:
-            async with info.context.session() as session:
-                return await calls_repository.count_calls(session, call_filter)
-
-        return make_connection(
-            page, [ToolCall.from_row(row) for row in page.items], [row.id for row in page.items], total
+        return await paginate(
+            info,
+            first,
+            after,
+            lambda session, request: calls_repository.list_calls(session, call_filter, request),
+            lambda session: calls_repository.count_calls(session, call_filter),
+            ToolCall.from_row,
+            lambda row: row.id,
         )
 
 
@@ -117,10 +123,31 @@ class GatewayMutation:
         info: Info,
         id: Annotated[strawberry.ID, strawberry.argument(description="The server to sync.")],
     ) -> McpServerPayload:
-        return McpServerPayload(
-            mcp_server=None,
-            user_errors=[UserError(field=["id"], code="NOT_AVAILABLE", message=GATEWAY_PENDING)],
-        )
+        pool = info.context.mcp_pool
+        assert pool is not None, "the composition root provides the MCP session pool"
+        principal = info.context.principal
+        async with info.context.session() as session:
+            server = await get_server_for(session, principal, str(id))
+        if server is None:
+            return McpServerPayload(
+                mcp_server=None, user_errors=[UserError(field=["id"], code="NOT_FOUND", message=f"MCP server {str(id)!r} not found.")]
+            )
+        if not principal.is_admin:
+            return McpServerPayload(
+                mcp_server=None,
+                user_errors=[UserError(field=["id"], code="FORBIDDEN", message="Only ADMIN keys sync MCP servers.")],
+            )
+        errors: list[UserError] = []
+        try:
+            # Discovery runs and commits on its own: listing happens outside any transaction.
+            await sync_server(
+                info.context.session_factory, pool, server.id, drift_policy=info.context.settings.mcp_drift
+            )
+        except DomainError as error:
+            errors.append(UserError(field=["id"], code=error.code, message=error.message))
+        async with info.context.session() as session:
+            refreshed = await get_server_for(session, principal, server.id)
+        return McpServerPayload(mcp_server=McpServer.from_row(refreshed) if refreshed else None, user_errors=errors)
 
     @strawberry.mutation(
         description="Call one tool through the gateway, as an agent of that space would. Failures come back in the envelope, never as top-level errors."

@@ -60,7 +60,7 @@ class ToolCall(Node):
         return cls(
             id=strawberry.ID(row.id),
             tool_id=row.tool_id,
-            arguments=row.arguments,
+            arguments=JSON(row.arguments),
             status=CallStatus(row.status),
             result=row.result,
             error=ToolError(code=row.error_code, message=row.error_message or "", detail=row.error_detail)
@@ -123,8 +123,12 @@ class ToolCall(Node):
 
     @strawberry.field(description="The agent run that made the call; null for direct calls.")
     async def run(self, info: Info) -> AgentRunRef | None:
-        # Runs are recorded by the agent runtime (issue #5).
-        return None
+        from schema.agents.types import AgentRun
+
+        if self.run_id is None:
+            return None
+        row = await info.context.loaders.run_by_id.load(self.run_id)
+        return AgentRun.from_row(row) if row else None
 
 
 @strawberry.type(description="The gateway's envelope: status, data or error, trace id.")

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 import strawberry
 
+from app.errors import DomainError
 from app.knowledge import service
+from app.knowledge.ingest import Ingestor, chunking_options
+from app.knowledge.search import MAX_QUERY_CHARS, MAX_TOP_K, KnowledgeSearch
+from app.knowledge.tool import DEFAULT_TOP_K
 from schema.context import Info
-from schema.errors import UserError
+from schema.errors import ClientError, UserError
 from schema.knowledge.types import Document, KnowledgeBase, KnowledgeHit, knowledge_base_connection
 from schema.mutations import in_transaction
 from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection
@@ -72,7 +77,15 @@ class KnowledgeMutation:
         )
 
 
-KNOWLEDGE_PENDING = "Documents and search arrive with the knowledge issue (issue #4)."
+@strawberry.enum(description="What addDocument did with the document.")
+class DocumentOutcome(Enum):
+    CREATED = strawberry.enum_value("CREATED", description="A new document was added.")
+    REPLACED = strawberry.enum_value(
+        "REPLACED", description="A document with the same source existed: its chunks were replaced."
+    )
+    UNCHANGED = strawberry.enum_value(
+        "UNCHANGED", description="The same source with the same content was already there: nothing changed."
+    )
 
 
 @strawberry.input(description="A document to add to a knowledge base.")
@@ -88,6 +101,9 @@ class AddDocumentInput:
 @strawberry.type(description="Result of addDocument.")
 class DocumentPayload:
     document: Document | None = strawberry.field(description="The document; null when the mutation failed.")
+    outcome: DocumentOutcome | None = strawberry.field(
+        default=None, description="Created, replaced or unchanged; null when the mutation failed."
+    )
     user_errors: list[UserError] = strawberry.field(description="Why the input was refused; empty on success.")
 
 
@@ -104,19 +120,67 @@ class KnowledgeSearchQuery:
         ] = None,
         top_k: Annotated[int | None, strawberry.argument(description="How many passages to return.")] = 5,
     ) -> list[KnowledgeHit]:
-        # No documents are chunked until ingest lands (issue #4), so nothing matches.
-        return []
+        principal = info.context.principal
+        limit = DEFAULT_TOP_K if top_k is None else top_k
+        if not 1 <= limit <= MAX_TOP_K:
+            raise ClientError(f"topK must be between 1 and {MAX_TOP_K}.")
+        if len(query) > MAX_QUERY_CHARS:
+            raise ClientError(f"The query is limited to {MAX_QUERY_CHARS} characters.")
+        requested = None if knowledge_base_ids is None else [str(kb_id) for kb_id in knowledge_base_ids]
+        async with info.context.session() as session:
+            kbs = await service.searchable_knowledge_bases(session, principal, str(space_id), requested)
+        if not kbs or not query.strip():
+            return []
+        outcome = await _searcher(info).search([kb.id for kb in kbs], query, limit)
+        if outcome.failures:
+            # A list cannot say "partial": fail loudly rather than return silently fewer passages.
+            raise RuntimeError(f"knowledge search failed in {sorted(outcome.failures)}: {outcome.failures}")
+        return [KnowledgeHit.from_hit(hit) for hit in outcome.hits]
+
+
+def _searcher(info: Info) -> KnowledgeSearch:
+    return info.context.knowledge or KnowledgeSearch(info.context.session_factory)
+
+
+def _ingestor(info: Info) -> Ingestor:
+    return info.context.ingestor or Ingestor(chunking_options(info.context.settings), None)
 
 
 @strawberry.type
 class KnowledgeDocumentMutation:
-    @strawberry.mutation(description="Add a document to a knowledge base (chunked and indexed for search).")
+    @strawberry.mutation(
+        description=(
+            "Add a document to a knowledge base (SPACE_ADMIN of its space, or ADMIN): chunked, indexed and, "
+            "with an embedding provider, embedded. The same source again replaces that document's chunks."
+        )
+    )
     async def add_document(
         self,
         info: Info,
         input: Annotated[AddDocumentInput, strawberry.argument(description="The document.")],
     ) -> DocumentPayload:
+        principal = info.context.principal
+        ingestor = _ingestor(info)
+        try:
+            data = service.check_document_input(
+                service.DocumentInput(str(input.knowledge_base_id), input.title, input.text, input.source)
+            )
+            # Cheap checks first, outside the write transaction: access, then "nothing changed".
+            async with info.context.session() as session:
+                await service.writable_knowledge_base(session, principal, data.knowledge_base_id)
+                unchanged = await service.unchanged_document(
+                    session, data.knowledge_base_id, data.source, ingestor.content_hash(data)
+                )
+            if unchanged is not None:
+                return DocumentPayload(
+                    document=Document.from_row(unchanged), outcome=DocumentOutcome.UNCHANGED, user_errors=[]
+                )
+            prepared = await ingestor.prepare(data)
+        except DomainError as error:
+            return DocumentPayload(document=None, user_errors=[UserError.from_domain(error)])
+        stored, errors = await in_transaction(info, lambda session: service.store_document(session, principal, prepared))
+        if stored is None:
+            return DocumentPayload(document=None, user_errors=errors)
         return DocumentPayload(
-            document=None,
-            user_errors=[UserError(field=["input"], code="NOT_AVAILABLE", message=KNOWLEDGE_PENDING)],
+            document=Document.from_row(stored.document), outcome=DocumentOutcome[stored.outcome], user_errors=[]
         )

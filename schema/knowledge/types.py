@@ -10,6 +10,7 @@ import strawberry
 from app.knowledge import repository
 from app.knowledge.models import Document as DocumentRow
 from app.knowledge.models import KnowledgeBase as KnowledgeBaseRow
+from app.knowledge.search import SearchHit
 from schema.context import Info
 from schema.node import Node
 from schema.pagination import AfterArgument, Connection, FirstArgument, make_connection, page_request
@@ -100,7 +101,27 @@ class Document(Node):
 class KnowledgeHit:
     document: Document = strawberry.field(description="The document the passage comes from.")
     text: str = strawberry.field(description="The matching chunk text.")
-    score: float = strawberry.field(description="Relevance; higher is better.")
+    score: float = strawberry.field(
+        description="Relevance; higher is better. Reciprocal rank fusion of the lexical and vector rankings."
+    )
+    heading_path: list[str] = strawberry.field(
+        description="Headings above the passage in its document, outermost first (empty when it has none)."
+    )
+    chunk_index: int = strawberry.field(description="Position of the passage in its document, from 0.")
+    source: str | None = strawberry.field(description="Where the document came from (a path or URL), for citations.")
+    knowledge_base_id: strawberry.ID = strawberry.field(description="The knowledge base the passage belongs to.")
+
+    @classmethod
+    def from_hit(cls, hit: SearchHit) -> KnowledgeHit:
+        return cls(
+            document=Document.from_row(hit.document),
+            text=hit.text,
+            score=hit.score,
+            heading_path=list(hit.heading_path),
+            chunk_index=hit.chunk_index,
+            source=hit.source,
+            knowledge_base_id=strawberry.ID(hit.knowledge_base_id),
+        )
 
 
 async def knowledge_base_connection(

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from datetime import datetime
 from typing import Annotated
 
 import strawberry
+from strawberry.scalars import JSON
 
+from app.agents.service import get_agent_for
+from app.errors import DomainError
+from app.runtime import repository as runs_repository
+from app.runtime.service import InvokeRequest, run_topic
 from schema.agents.types import AgentRun
 from schema.context import Info
 from schema.errors import ClientError, UserError
-from schema.runtime.types import AgentRunEvent, PromptPreview
+from schema.gateway.types import ToolCall
+from schema.runtime.types import AgentRunEvent, PromptPreview, PromptSection
 
-RUNTIME_PENDING = "Agent runs arrive with the agent runtime (issue #5)."
+FINISHED = "FINISHED"
+STARTED = "STARTED"
 
 
 @strawberry.input(description="One invocation of an agent.")
@@ -26,6 +34,12 @@ class InvokeAgentInput:
     )
     run_async: bool | None = strawberry.field(
         default=False, name="async", description="Return at once with a RUNNING run; follow it with agentRunEvents."
+    )
+    user_profile: JSON | None = strawberry.field(
+        default=None, description="Facts about the user for this run: the PROFILE section of the prompt."
+    )
+    skill_channel: str | None = strawberry.field(
+        default=None, description="Force PRODUCTION or CANDIDATE skill versions for this run (test sessions)."
     )
 
 
@@ -43,8 +57,11 @@ class RuntimeQuery:
         info: Info,
         id: Annotated[strawberry.ID, strawberry.argument(description="The run's id.")],
     ) -> AgentRun | None:
-        # Runs are recorded by the agent runtime (issue #5); until then none exist.
-        return None
+        async with info.context.session() as session:
+            row = await runs_repository.get_run(session, str(id))
+        if row is None or not info.context.principal.can_read_space(row.space_id):
+            return None
+        return AgentRun.from_row(row)
 
     @strawberry.field(description="Exactly what a run of the agent would send to the model for this message.")
     async def preview_prompt(
@@ -53,7 +70,29 @@ class RuntimeQuery:
         agent_id: Annotated[strawberry.ID, strawberry.argument(description="The agent.")],
         message: Annotated[str, strawberry.argument(description="The user message to assemble for.")],
     ) -> PromptPreview:
-        raise ClientError(RUNTIME_PENDING, "NOT_AVAILABLE")
+        runtime = info.context.runtime
+        assert runtime is not None, "the composition root provides the runtime"
+        async with info.context.session() as session:
+            agent = await get_agent_for(session, info.context.principal, str(agent_id))
+        if agent is None:
+            raise ClientError(f"Agent {str(agent_id)!r} not found.", "NOT_FOUND")
+        prompt = await runtime.prompt_builder.build(agent, message)
+        return PromptPreview(
+            system_prompt=prompt.system_prompt,
+            sections=[
+                PromptSection(
+                    kind=section.kind,
+                    source=section.source,
+                    text=section.text,
+                    truncated=section.truncated,
+                    reason=section.reason,
+                )
+                for section in prompt.sections
+            ],
+            token_estimate=prompt.token_estimate,
+            warnings=prompt.warnings,
+            tools=JSON(prompt.functions.definitions),
+        )
 
 
 @strawberry.type
@@ -64,19 +103,90 @@ class RuntimeMutation:
         info: Info,
         input: Annotated[InvokeAgentInput, strawberry.argument(description="The invocation.")],
     ) -> InvokeAgentPayload:
-        return InvokeAgentPayload(
-            run=None,
-            user_errors=[UserError(field=["input"], code="NOT_AVAILABLE", message=RUNTIME_PENDING)],
+        runtime = info.context.runtime
+        assert runtime is not None, "the composition root provides the runtime"
+        if input.skill_channel is not None and input.skill_channel not in ("PRODUCTION", "CANDIDATE"):
+            return InvokeAgentPayload(
+                run=None,
+                user_errors=[
+                    UserError(field=["input", "skillChannel"], code="INVALID", message="Use PRODUCTION or CANDIDATE.")
+                ],
+            )
+        if input.user_profile is not None and not isinstance(input.user_profile, dict):
+            return InvokeAgentPayload(
+                run=None,
+                user_errors=[
+                    UserError(field=["input", "userProfile"], code="INVALID", message="The profile is a JSON object.")
+                ],
+            )
+        request = InvokeRequest(
+            agent_id=str(input.agent_id),
+            message=input.message,
+            session_id=input.session_id,
+            idempotency_key=input.idempotency_key,
+            run_async=bool(input.run_async),
+            user_profile=input.user_profile,
+            force_channel=input.skill_channel,
         )
+        try:
+            row = await runtime.invoke(info.context.principal, request)
+        except DomainError as error:
+            return InvokeAgentPayload(run=None, user_errors=[UserError.from_domain(error)])
+        return InvokeAgentPayload(run=AgentRun.from_row(row), user_errors=[])
 
 
 @strawberry.type
 class RuntimeSubscription:
-    @strawberry.subscription(description="Live events of one agent run.")
+    @strawberry.subscription(
+        description="Live events of one agent run, ending after FINISHED. A run that already finished yields FINISHED at once."
+    )
     async def agent_run_events(
         self,
         info: Info,
         run_id: Annotated[strawberry.ID, strawberry.argument(description="The run to follow.")],
     ) -> AsyncGenerator[AgentRunEvent, None]:
-        raise ClientError(RUNTIME_PENDING, "NOT_AVAILABLE")
-        yield  # pragma: no cover - makes this an async generator
+        bus = info.context.bus
+        assert bus is not None, "the composition root provides the event bus"
+        principal = info.context.principal
+
+        async def current() -> AgentRun | None:
+            async with info.context.session() as session:
+                row = await runs_repository.get_run(session, str(run_id))
+            if row is None or not principal.can_read_space(row.space_id):
+                return None
+            return AgentRun.from_row(row)
+
+        run = await current()
+        if run is None:
+            raise ClientError(f"Run {str(run_id)!r} not found.", "NOT_FOUND")
+        async with bus.subscribe(run_topic(str(run_id))) as subscription:
+            # Subscribed first, then checked: a run that finished meanwhile is not missed.
+            run = await current()
+            if run is not None and run.finished_at is not None:
+                yield AgentRunEvent(kind=FINISHED, run=run, tool_call=None, delta=None, at=run.finished_at)
+                return
+            if run is not None:
+                # The run id is only known once the run has started: replay STARTED for the subscriber.
+                yield AgentRunEvent(kind=STARTED, run=run, tool_call=None, delta=None, at=run.started_at)
+            async for event in subscription:
+                if event["kind"] == STARTED:
+                    continue
+                info.context.renew_loaders()
+                run = await current()
+                if run is None:
+                    return
+                tool_call = None
+                if event.get("call_id"):
+                    row = await info.context.loaders.tool_call_by_id.load(event["call_id"])
+                    tool_call = ToolCall.from_row(row) if row else None
+                yield AgentRunEvent(
+                    kind=event["kind"],
+                    run=run,
+                    tool_call=tool_call,
+                    delta=event.get("delta"),
+                    at=datetime.fromisoformat(event["at"]),
+                    tool_id=event.get("tool_id"),
+                    step=event.get("step"),
+                )
+                if event["kind"] == FINISHED:
+                    return

@@ -22,6 +22,9 @@ class PromptSection:
     source: str | None = strawberry.field(description="Where the text came from, e.g. a skill id and version.")
     text: str = strawberry.field(description="The section's text as sent.")
     truncated: bool = strawberry.field(description="True when the section was cut to fit the budget.")
+    reason: str | None = strawberry.field(
+        default=None, description="Why the section is there: for skills, the version's channel and the routing match."
+    )
 
 
 @strawberry.type(description="Exactly what a run of an agent would send to the model for a message.")
@@ -44,3 +47,5 @@ class AgentRunEvent:
     tool_call: ToolCallRef | None = strawberry.field(description="The tool call, for TOOL_CALL_* events.")
     delta: str | None = strawberry.field(description="Text for MESSAGE_DELTA.")
     at: datetime = strawberry.field(description="When it happened.")
+    tool_id: str | None = strawberry.field(default=None, description="The tool, for TOOL_CALL_* events.")
+    step: int | None = strawberry.field(default=None, description="The step number, for MODEL_CALL events.")

@@ -3,22 +3,113 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import Enum
 from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 
 from app.skills import repository
-from app.skills.models import SkillDefinition
+from app.skills.models import SkillChannelEvent, SkillDefinition
 from app.skills.models import SkillVersion as SkillVersionRow
+from app.skills.repository import VersionUsage
+from app.skills.service import export_skill_md
 from schema.context import Info
 from schema.enums import Status, ToolType
 from schema.node import Node
 from schema.pagination import Connection, make_connection, page_request
+from schema.skills.loaders import skill_loaders
 
 if TYPE_CHECKING:
     from schema.spaces.types import Space
+    from schema.tools.types import Tool
 
 SpaceRef = Annotated["Space", strawberry.lazy("schema.spaces.types")]
+ToolRef = Annotated["Tool", strawberry.lazy("schema.tools.types")]
+
+
+@strawberry.enum(description="Where a skill version stands.")
+class SkillChannel(Enum):
+    PRODUCTION = strawberry.enum_value("PRODUCTION", description="Served to agents that do not pin a version.")
+    CANDIDATE = strawberry.enum_value(
+        "CANDIDATE", description="Served to the canary share of sessions, and to test sessions that ask for it."
+    )
+    RETIRED = strawberry.enum_value("RETIRED", description="Kept for pins, rollbacks and history; served only when pinned.")
+
+
+@strawberry.enum(description="What a channel move was.")
+class SkillChannelAction(Enum):
+    CREATED = strawberry.enum_value("CREATED", description="The skill was created with its first PRODUCTION version.")
+    PUBLISHED = strawberry.enum_value("PUBLISHED", description="updateSkill put a new prompt straight into PRODUCTION.")
+    IMPORTED = strawberry.enum_value("IMPORTED", description="A SKILL.md import created the skill or a new PRODUCTION version.")
+    CANDIDATE_PUBLISHED = strawberry.enum_value("CANDIDATE_PUBLISHED", description="A version became the CANDIDATE.")
+    PROMOTED = strawberry.enum_value("PROMOTED", description="The CANDIDATE became PRODUCTION.")
+    ROLLED_BACK = strawberry.enum_value("ROLLED_BACK", description="PRODUCTION went back to an earlier version.")
+    CANARY_CHANGED = strawberry.enum_value("CANARY_CHANGED", description="The canary share changed.")
+
+
+@strawberry.type(description="One recorded move between channels: who, when, from which version to which.")
+class SkillChannelChange:
+    action: SkillChannelAction = strawberry.field(description="What happened.")
+    channel: SkillChannel = strawberry.field(description="The channel that moved: PRODUCTION or CANDIDATE.")
+    from_version: str | None = strawberry.field(description="The version the channel held before; null when it was empty.")
+    to_version: str | None = strawberry.field(description="The version the channel holds after the move.")
+    canary_percent: int | None = strawberry.field(description="The canary share set by this move, when it set one.")
+    actor: str | None = strawberry.field(description="Id of the API key that made the move (quiver: the platform itself).")
+    at: datetime = strawberry.field(description="When the move happened.")
+
+    @classmethod
+    def from_row(cls, row: SkillChannelEvent) -> SkillChannelChange:
+        return cls(
+            action=SkillChannelAction(row.action),
+            channel=SkillChannel(row.channel),
+            from_version=row.from_version,
+            to_version=row.to_version,
+            canary_percent=row.canary_percent,
+            actor=row.actor,
+            at=row.created_at,
+        )
+
+
+@strawberry.type(description="How often one version of a skill was injected into runs and returned by matchSkills.")
+class SkillVersionUsage:
+    version: str = strawberry.field(description="The skill version.")
+    injected_count: int = strawberry.field(description="Runs whose prompt included this version.")
+    matched_count: int = strawberry.field(description="Times matchSkills returned the skill while this version was in PRODUCTION.")
+    last_injected_at: datetime | None = strawberry.field(description="Last injection into a run; null when never.")
+    last_matched_at: datetime | None = strawberry.field(description="Last match; null when never.")
+
+    @classmethod
+    def from_row(cls, row: VersionUsage) -> SkillVersionUsage:
+        return cls(
+            version=row.version,
+            injected_count=row.injected_count,
+            matched_count=row.matched_count,
+            last_injected_at=row.last_injected_at,
+            last_matched_at=row.last_matched_at,
+        )
+
+
+@strawberry.type(description="Usage of a skill over all its versions, and per version.")
+class SkillUsage:
+    injected_count: int = strawberry.field(description="Runs whose prompt included the skill.")
+    matched_count: int = strawberry.field(description="Times matchSkills returned the skill.")
+    last_injected_at: datetime | None = strawberry.field(description="Last injection into a run; null when never.")
+    last_matched_at: datetime | None = strawberry.field(description="Last match; null when never.")
+    last_used_at: datetime | None = strawberry.field(description="The later of the last injection and the last match.")
+    by_version: list[SkillVersionUsage] = strawberry.field(description="The same figures per version, by version.")
+
+    @classmethod
+    def from_rows(cls, rows: list[VersionUsage]) -> SkillUsage:
+        injected = [row.last_injected_at for row in rows if row.last_injected_at]
+        matched = [row.last_matched_at for row in rows if row.last_matched_at]
+        return cls(
+            injected_count=sum(row.injected_count for row in rows),
+            matched_count=sum(row.matched_count for row in rows),
+            last_injected_at=max(injected, default=None),
+            last_matched_at=max(matched, default=None),
+            last_used_at=max([*injected, *matched], default=None),
+            by_version=[SkillVersionUsage.from_row(row) for row in rows],
+        )
 
 
 @strawberry.input(description="Narrows a list of skills. All given conditions must hold.")
@@ -105,12 +196,67 @@ class Skill(Node):
         rows = await info.context.loaders.skill_versions_by_skill_id.load(self.row.skill_id)
         return [SkillVersion.from_row(row) for row in rows]
 
+    @strawberry.field(description="Share of sessions (0-100) served the CANDIDATE version while there is one.")
+    def canary_percent(self) -> int:
+        return self.row.canary_percent
+
+    @strawberry.field(description="The CANDIDATE version; null when there is none.")
+    async def candidate_version(self, info: Info) -> str | None:
+        rows = await info.context.loaders.skill_versions_by_skill_id.load(self.row.skill_id)
+        return next((row.version for row in rows if row.channel == "CANDIDATE"), None)
+
+    @strawberry.field(description="Every channel move (create, publish, promote, rollback, canary), oldest first.")
+    async def channel_history(self, info: Info) -> list[SkillChannelChange]:
+        rows = await skill_loaders(info).channel_events_by_skill_id.load(self.row.skill_id)
+        return [SkillChannelChange.from_row(row) for row in rows]
+
+    @strawberry.field(description="The declared tools that exist, in declared order (see toolIds for every id).")
+    async def tools(self, info: Info) -> list[ToolRef]:
+        from schema.tools.types import Tool
+
+        rows = await info.context.loaders.tool_by_id.load_many(list(self.row.tools or []))
+        return [Tool.from_row(row) for row in rows if row is not None]
+
+    @strawberry.field(description="How often the skill was injected into runs and matched, per version.")
+    async def usage(
+        self,
+        info: Info,
+        since: Annotated[
+            datetime | None, strawberry.argument(description="Count only from this UTC day on; null: since the start.")
+        ] = None,
+    ) -> SkillUsage:
+        rows = await skill_loaders(info).usage_by_skill_id.load((self.row.skill_id, since.date() if since else None))
+        return SkillUsage.from_rows(rows)
+
+    @strawberry.field(description="The skill in the Agent Skills format: the text of its SKILL.md (YAML front matter, then the prompt).")
+    async def skill_md(
+        self,
+        info: Info,
+        version: Annotated[
+            str | None, strawberry.argument(description="Export this version instead of PRODUCTION.")
+        ] = None,
+    ) -> str | None:
+        if version is None:
+            return export_skill_md(self.row)
+        rows = await info.context.loaders.skill_versions_by_skill_id.load(self.row.skill_id)
+        row = next((row for row in rows if row.version == version), None)
+        return export_skill_md(self.row, row) if row is not None else None
+
 
 @strawberry.type(description="A skill that fits a request, with how well it fits.")
 class SkillMatch:
     skill: Skill = strawberry.field(description="The matching skill.")
     score: float = strawberry.field(description="0..1, higher is better.")
     reason: str | None = strawberry.field(description="Why it matched, in one line, when known.")
+    lexical_score: float = strawberry.field(
+        description="The lexical part (name, label, description, tags, trigger hints), 0..1, before the boundary."
+    )
+    semantic_score: float | None = strawberry.field(
+        description="The embedding similarity, rescaled to 0..1; null when no embedding provider is configured."
+    )
+    boundary_factor: float = strawberry.field(
+        description="1 when the request does not touch the skill's boundary; lower when it does (the score was multiplied by it)."
+    )
 
 
 async def skill_connection(

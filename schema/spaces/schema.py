@@ -11,7 +11,7 @@ from schema.context import Info
 from schema.enums import Role
 from schema.errors import UserError
 from schema.mutations import in_transaction
-from schema.pagination import AfterArgument, Connection, FirstArgument, make_connection, page_request
+from schema.pagination import AfterArgument, Connection, FirstArgument, paginate
 from schema.spaces.types import Space, Viewer
 
 IdArgument = Annotated[strawberry.ID, strawberry.argument(description="The space's id (sp_…).")]
@@ -33,16 +33,14 @@ class SpacesQuery:
         self, info: Info, first: FirstArgument = 50, after: AfterArgument = None
     ) -> Connection[Space]:
         reach = info.context.principal.reach
-        request = page_request(first, after)
-        async with info.context.session() as session:
-            page = await repository.list_spaces(session, reach, request)
-
-        async def total() -> int:
-            async with info.context.session() as session:
-                return await repository.count_spaces(session, reach)
-
-        return make_connection(
-            page, [Space.from_row(row) for row in page.items], [row.id for row in page.items], total
+        return await paginate(
+            info,
+            first,
+            after,
+            lambda session, request: repository.list_spaces(session, reach, request),
+            lambda session: repository.count_spaces(session, reach),
+            Space.from_row,
+            lambda row: row.id,
         )
 
     @strawberry.field(description="One space by id; null when absent or outside the caller's reach.")

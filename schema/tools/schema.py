@@ -13,7 +13,7 @@ from schema.context import Info
 from schema.enums import AuthType, McpTransport, Role, SideEffect
 from schema.errors import UserError
 from schema.mutations import in_transaction
-from schema.pagination import AfterArgument, Connection, FirstArgument, make_connection, page_request
+from schema.pagination import AfterArgument, Connection, FirstArgument, paginate
 from schema.tools.types import McpServer, Tool, ToolFilter, tool_connection
 
 
@@ -53,16 +53,14 @@ class ToolsQuery:
         self, info: Info, first: FirstArgument = 50, after: AfterArgument = None
     ) -> Connection[McpServer]:
         reach = info.context.principal.reach
-        request = page_request(first, after)
-        async with info.context.session() as session:
-            page = await repository.list_servers(session, reach, request)
-
-        async def total() -> int:
-            async with info.context.session() as session:
-                return await repository.count_servers(session, reach)
-
-        return make_connection(
-            page, [McpServer.from_row(row) for row in page.items], [row.id for row in page.items], total
+        return await paginate(
+            info,
+            first,
+            after,
+            lambda session, request: repository.list_servers(session, reach, request),
+            lambda session: repository.count_servers(session, reach),
+            McpServer.from_row,
+            lambda row: row.id,
         )
 
 
@@ -79,7 +77,7 @@ class AuthConfigInput:
 
     def to_app(self) -> service.AuthConfig:
         return service.AuthConfig(
-            type=self.type.value,
+            type=self.type.name,
             header_name=self.header_name,
             secret=self.secret,
             token_url=self.token_url,
@@ -118,12 +116,12 @@ class CreateToolInput:
             output_schema=self.output_schema,
             endpoint=self.endpoint,
             auth=self.auth.to_app() if self.auth else None,
-            side_effect=self.side_effect.value if self.side_effect else None,
+            side_effect=self.side_effect.name if self.side_effect else None,
             timeout_ms=self.timeout_ms,
             max_retries=self.max_retries,
             tags=self.tags,
             group=self.group,
-            allowed_roles=[role.value for role in self.allowed_roles] if self.allowed_roles is not None else None,
+            allowed_roles=[role.name for role in self.allowed_roles] if self.allowed_roles is not None else None,
             version=self.version,
             owner=self.owner,
             space_ids=[str(space_id) for space_id in self.space_ids] if self.space_ids is not None else None,
@@ -156,12 +154,12 @@ class UpdateToolInput:
             output_schema=self.output_schema,
             endpoint=self.endpoint,
             auth=self.auth.to_app() if self.auth else None,
-            side_effect=self.side_effect.value if self.side_effect else None,
+            side_effect=self.side_effect.name if self.side_effect else None,
             timeout_ms=self.timeout_ms,
             max_retries=self.max_retries,
             tags=self.tags,
             group=self.group,
-            allowed_roles=[role.value for role in self.allowed_roles] if self.allowed_roles is not None else None,
+            allowed_roles=[role.name for role in self.allowed_roles] if self.allowed_roles is not None else None,
             version=self.version,
             owner=self.owner,
         )
@@ -263,7 +261,7 @@ class ToolsMutation:
         principal, box, egress = info.context.principal, info.context.secret_box, info.context.egress
         data = service.McpServerInput(
             name=input.name,
-            transport=input.transport.value,
+            transport=input.transport.name,
             url=input.url,
             command=input.command,
             auth=input.auth.to_app() if input.auth else None,

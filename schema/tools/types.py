@@ -14,13 +14,7 @@ from app.tools.models import ToolDefinition
 from schema.context import Info
 from schema.enums import AuthType, McpTransport, Role, SideEffect, Status, ToolType
 from schema.node import Node
-from schema.pagination import (
-    AfterArgument,
-    Connection,
-    FirstArgument,
-    make_connection,
-    page_request,
-)
+from schema.pagination import AfterArgument, Connection, FirstArgument, paginate
 
 if TYPE_CHECKING:
     from schema.spaces.types import Space
@@ -39,7 +33,7 @@ class ToolFilter:
 
     def to_app(self) -> repository.ToolFilter:
         return repository.ToolFilter(
-            type=self.type.value if self.type else None,
+            type=self.type.name if self.type else None,
             tags=tuple(self.tags or ()),
             group=self.group,
             search=self.search,
@@ -94,8 +88,8 @@ class Tool(Node):
             name=row.name,
             label=row.label,
             description=row.description,
-            input_schema=row.input_schema,
-            output_schema=row.output_schema,
+            input_schema=JSON(row.input_schema),
+            output_schema=JSON(row.output_schema) if row.output_schema is not None else None,
             type=ToolType(row.type),
             status=Status(row.status),
             endpoint=row.endpoint,
@@ -155,7 +149,7 @@ class Tool(Node):
         return CallStats(
             calls=stats.calls,
             failures=stats.failures,
-            failures_by_code=stats.failures_by_code,
+            failures_by_code=JSON(stats.failures_by_code),
             p50_latency_ms=stats.p50_latency_ms,
             p95_latency_ms=stats.p95_latency_ms,
             last_called_at=stats.last_called_at,
@@ -230,18 +224,14 @@ async def tool_connection(
     include_inactive: bool,
 ) -> Connection[Tool]:
     """One page of the tools visible in ``space_id`` (every tool when None)."""
-    request = page_request(first, after)
-    async with info.context.session() as session:
-        page = await repository.list_tools(
+    return await paginate(
+        info,
+        first,
+        after,
+        lambda session, request: repository.list_tools(
             session, space_id, request, tool_filter, include_inactive=include_inactive
-        )
-
-    async def total() -> int:
-        async with info.context.session() as session:
-            return await repository.count_tools(
-                session, space_id, tool_filter, include_inactive=include_inactive
-            )
-
-    return make_connection(
-        page, [Tool.from_row(row) for row in page.items], [row.tool_id for row in page.items], total
+        ),
+        lambda session: repository.count_tools(session, space_id, tool_filter, include_inactive=include_inactive),
+        Tool.from_row,
+        lambda row: row.tool_id,
     )

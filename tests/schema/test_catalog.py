@@ -95,24 +95,6 @@ mutation InvokeAgent($input: InvokeAgentInput!) {
 }
 """
 
-ADD_DOCUMENT = """
-mutation AddDocument($input: AddDocumentInput!) {
-  addDocument(input: $input) { document { id } userErrors { field code message } }
-}
-"""
-
-SEARCH_KNOWLEDGE = """
-query SearchKnowledge($spaceId: ID!, $query: String!) {
-  searchKnowledge(spaceId: $spaceId, query: $query) { text score }
-}
-"""
-
-MATCH_SKILLS = """
-query MatchSkills($spaceId: ID!, $query: String!) {
-  matchSkills(spaceId: $spaceId, query: $query) { skill { id } score }
-}
-"""
-
 
 async def created(client: GraphQLClient, mutation: str, values: dict[str, Any], path: str) -> str:
     data = await client.execute(mutation, {"input": values})
@@ -388,45 +370,16 @@ class TestNode:
         assert own["node"]["__typename"] == "Space"
 
 
-class TestPlaceholdersOfLaterIssues:
-    async def test_invoke_agent_is_not_available(self, gql: GraphQLClient, keys: Keys) -> None:
+class TestInvokeAgentWithoutModel:
+    async def test_no_model_configured_is_a_user_error_not_a_server_error(
+        self, gql: GraphQLClient, keys: Keys
+    ) -> None:
         alpha = await keys.space("alpha")
         agent_id = await create_agent(gql, alpha.id)
 
         data = await gql.execute(INVOKE_AGENT, {"input": {"agentId": agent_id, "message": "Hi"}})
 
         assert data["invokeAgent"]["run"] is None
-        assert [error["code"] for error in data["invokeAgent"]["userErrors"]] == ["NOT_AVAILABLE"]
-        assert data["invokeAgent"]["userErrors"][0]["message"]
+        assert [error["code"] for error in data["invokeAgent"]["userErrors"]] == ["MODEL_NOT_CONFIGURED"]
+        assert "QUIVER_OPENAI_BASE_URL" in data["invokeAgent"]["userErrors"][0]["message"]
 
-    async def test_add_document_is_not_available(self, gql: GraphQLClient, keys: Keys) -> None:
-        alpha = await keys.space("alpha")
-        kb_id = await create_knowledge_base(gql, alpha.id)
-
-        data = await gql.execute(
-            ADD_DOCUMENT,
-            {"input": {"knowledgeBaseId": kb_id, "title": "Leave policy", "text": "25 days."}},
-        )
-
-        assert data["addDocument"]["document"] is None
-        assert [error["code"] for error in data["addDocument"]["userErrors"]] == ["NOT_AVAILABLE"]
-        count = await gql.execute(
-            "query KnowledgeBase($id: ID!) { node(id: $id) { ... on KnowledgeBase { documentCount } } }",
-            {"id": kb_id},
-        )
-        assert count["node"]["documentCount"] == 0
-
-    async def test_search_knowledge_finds_nothing(self, gql: GraphQLClient, keys: Keys) -> None:
-        alpha = await keys.space("alpha")
-        await create_knowledge_base(gql, alpha.id)
-
-        data = await gql.execute(SEARCH_KNOWLEDGE, {"spaceId": alpha.id, "query": "leave policy"})
-
-        assert data == {"searchKnowledge": []}
-
-    async def test_match_skills_matches_nothing(self, gql: GraphQLClient, keys: Keys) -> None:
-        alpha = await keys.space("alpha")
-
-        data = await gql.execute(MATCH_SKILLS, {"spaceId": alpha.id, "query": "draft an email"})
-
-        assert data == {"matchSkills": []}

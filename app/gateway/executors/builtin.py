@@ -53,6 +53,51 @@ def _safe_power(base: Any, exponent: Any) -> Any:
     return operator.pow(base, exponent)
 
 
+ALLOWED_FUNCTIONS = {"abs", "round", "min", "max", "sqrt"}
+ALLOWED_NAMES = {"pi", "e"}
+ALLOWED_NODES = (
+    ast.Expression,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Constant,
+    ast.Call,
+    ast.Name,
+    ast.Load,
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.Div,
+    ast.FloorDiv,
+    ast.Mod,
+    ast.Pow,
+    ast.USub,
+    ast.UAdd,
+)
+
+
+def _check_arithmetic(expression: str) -> None:
+    """Only numbers, arithmetic operators and the listed functions: no strings, attributes,
+    subscripts or other names, so nothing can allocate or escape before evaluation."""
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        raise ToolFailure(PARAM_INVALID, "Not an arithmetic expression this calculator understands.") from None
+    for node in ast.walk(tree):
+        allowed = isinstance(node, ALLOWED_NODES)
+        if isinstance(node, ast.Constant):
+            allowed = isinstance(node.value, int | float) and not isinstance(node.value, bool)
+        elif isinstance(node, ast.Name):
+            allowed = node.id in ALLOWED_NAMES | ALLOWED_FUNCTIONS
+        elif isinstance(node, ast.Call):
+            allowed = isinstance(node.func, ast.Name) and node.func.id in ALLOWED_FUNCTIONS and not node.keywords
+        if not allowed:
+            raise ToolFailure(
+                PARAM_INVALID,
+                "Only numbers, + - * / // % **, parentheses and abs, round, min, max, sqrt are allowed.",
+                f"not allowed: {type(node).__name__}",
+            )
+
+
 def _evaluator() -> SimpleEval:
     evaluator = SimpleEval()
     evaluator.operators = {
@@ -81,6 +126,7 @@ async def calculator(invocation: Invocation) -> dict[str, Any]:
     expression = str(invocation.arguments.get("expression", ""))
     if len(expression) > MAX_EXPRESSION_LENGTH:
         raise ToolFailure(PARAM_INVALID, f"Expressions are limited to {MAX_EXPRESSION_LENGTH} characters.")
+    _check_arithmetic(expression)
     try:
         value = _evaluator().eval(expression)
     except ToolFailure:
@@ -121,9 +167,17 @@ class BuiltinExecutor:
             "bt_send_message": not_yet_available,
         }
 
-    def register(self, tool_id: str, function: BuiltinFunction) -> None:
+        # Builtins that legitimately run longer than the 5 s cap (bt_send_message waits for a run).
+        self.cap_overrides: dict[str, float] = {}
+
+    def register(self, tool_id: str, function: BuiltinFunction, *, cap_seconds: float | None = None) -> None:
         """Later domains (knowledge, runtime) plug their builtins in here."""
         self.functions[tool_id] = function
+        if cap_seconds is not None:
+            self.cap_overrides[tool_id] = cap_seconds
+
+    def cap_for(self, tool_id: str) -> float:
+        return self.cap_overrides.get(tool_id, self.cap_seconds)
 
     async def execute(self, invocation: Invocation) -> Any:
         function = self.functions.get(invocation.tool.tool_id)

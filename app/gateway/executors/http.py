@@ -8,6 +8,7 @@ refused. Credentials come from the tool's encrypted auth configuration.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import time
 from dataclasses import dataclass
@@ -39,18 +40,27 @@ class _Token:
 class OAuthTokenCache:
     """Client-credentials tokens per (token URL, client id), cached until shortly before expiry."""
 
-    def __init__(self, client: httpx.AsyncClient) -> None:
+    def __init__(self, client: httpx.AsyncClient, egress: EgressPolicy) -> None:
         self._client = client
-        self._tokens: dict[tuple[str, str, str], _Token] = {}
-        self._locks: dict[tuple[str, str, str], asyncio.Lock] = {}
+        self._egress = egress
+        self._tokens: dict[tuple[str, str, str, str], _Token] = {}
+        self._locks: dict[tuple[str, str, str, str], asyncio.Lock] = {}
 
     async def token(self, config: dict[str, Any], *, refresh: bool = False) -> str:
-        key = (config["token_url"], config["client_id"], " ".join(config.get("scopes") or []))
+        # The secret is part of the key: a tool holding another secret never borrows this token.
+        secret_hash = hashlib.sha256(str(config["secret"]).encode()).hexdigest()
+        key = (config["token_url"], config["client_id"], " ".join(config.get("scopes") or []), secret_hash)
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
             cached = self._tokens.get(key)
             if cached and not refresh and cached.expires_at > time.monotonic():
                 return cached.value
+            try:
+                await self._egress.check_url(config["token_url"])
+            except EgressDeniedError as error:
+                raise ToolFailure(
+                    EGRESS_DENIED, "The tool's token endpoint is not reachable from this platform.", str(error)
+                ) from None
             form = {"grant_type": "client_credentials", "client_id": config["client_id"],
                     "client_secret": config["secret"]}
             if config.get("scopes"):
@@ -87,7 +97,7 @@ class HttpExecutor:
         self.client = client
         self.secret_box = secret_box
         self.egress = egress
-        self.tokens = OAuthTokenCache(client)
+        self.tokens = OAuthTokenCache(client, egress)
 
     async def _auth_headers(self, auth_type: str, config: dict[str, Any] | None, *, refresh: bool) -> dict[str, str]:
         if auth_type == "NONE" or config is None:

@@ -569,7 +569,8 @@ class TestUpdateAgent:
             "model": "gpt-4.1",
             "systemPrompt": "You are terse.",
             "mountedKbs": [world.alpha_kb],
-            "activatedTools": ["bt_current_time"],
+            # knowledge-answer declares bt_search_knowledge: binding it activates the tool.
+            "activatedTools": ["bt_current_time", "bt_search_knowledge"],
             "boundSkills": ["sk_knowledge_answer@1.0.0"],
             "maxSteps": 3,
         }

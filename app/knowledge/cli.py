@@ -1,0 +1,143 @@
+"""``quiver kb …``: ingest files and folders into a knowledge base from the command line.
+
+Each file is its own transaction: a file that fails leaves nothing behind and the
+others go on. The source of a file is its absolute path, so ingesting a folder again
+replaces the documents whose files changed and leaves the others as they are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from app.config import Settings
+from app.errors import DomainError
+
+kb_cli = typer.Typer(help="Knowledge bases: ingest documents.", no_args_is_help=True)
+
+
+@kb_cli.callback()
+def knowledge_bases() -> None:
+    """Knowledge bases: ingest documents (a group of its own, also when used standalone)."""
+
+
+@dataclass
+class IngestSummary:
+    outcomes: Counter[str] = field(default_factory=Counter)
+    chunks: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def documents(self) -> int:
+        return sum(self.outcomes.values())
+
+
+@kb_cli.command("ingest")
+def ingest(
+    knowledge_base_id: str = typer.Argument(..., metavar="KB_ID", help="The knowledge base (kb_…)."),
+    paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Files or folders (.md .txt .html .pdf)."),
+) -> None:
+    """Add files to a knowledge base; a file ingested before is replaced, not duplicated."""
+    console = Console()
+    summary = asyncio.run(_ingest(knowledge_base_id, paths, console))
+    _print_summary(console, summary)
+    if summary.documents == 0 and summary.skipped:
+        raise typer.Exit(code=1)
+
+
+async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSummary:
+    from app.db import create_engine, create_session_factory
+    from app.knowledge import service
+    from app.knowledge.embeddings import create_embedding_provider
+    from app.knowledge.ingest import Ingestor, chunking_options
+    from app.knowledge.readers import UnreadableFile, iter_files, read_file
+    from app.migrate import upgrade_async
+    from app.principal import SYSTEM_PRINCIPAL
+
+    settings = Settings()
+    await upgrade_async(settings.database_url)
+    engine = create_engine(settings.database_url)
+    session_factory = create_session_factory(engine)
+    embedder = create_embedding_provider(settings)
+    ingestor = Ingestor(chunking_options(settings), embedder)
+    summary = IngestSummary()
+    try:
+        async with session_factory() as session:
+            try:
+                kb = await service.writable_knowledge_base(session, SYSTEM_PRINCIPAL, kb_id, ["KB_ID"])
+            except DomainError as error:
+                console.print(f"[red]error:[/red] {error.message}")
+                raise typer.Exit(code=2) from None
+        missing = [path for path in paths if not path.exists()]
+        summary.skipped.extend((str(path), "no such file or folder") for path in missing)
+        files = list(iter_files([path for path in paths if path.exists()]))
+        console.print(f"Ingesting {len(files)} file(s) into {kb.label} ({kb.id})")
+        with Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[current]}"),
+            console=console,
+            transient=False,
+        ) as progress:
+            task = progress.add_task("ingest", total=len(files), current="")
+            for path in files:
+                progress.update(task, current=path.name)
+                try:
+                    read = read_file(path)
+                    data = service.check_document_input(
+                        service.DocumentInput(kb.id, read.title, read.text, str(path.resolve())), ["file"]
+                    )
+                    content_hash = ingestor.content_hash(data, read.kind)
+                    async with session_factory() as session:
+                        unchanged = await service.unchanged_document(session, kb.id, data.source, content_hash)
+                    if unchanged is not None:
+                        summary.outcomes["UNCHANGED"] += 1
+                    else:
+                        prepared = await ingestor.prepare(data, kind=read.kind, sections=read.sections)
+                        async with session_factory() as session, session.begin():
+                            stored = await service.store_document(session, SYSTEM_PRINCIPAL, prepared)
+                        summary.outcomes[stored.outcome] += 1
+                        if stored.outcome != "UNCHANGED":
+                            summary.chunks += len(prepared.chunks)
+                except UnreadableFile as error:
+                    summary.skipped.append((str(path), error.reason))
+                except DomainError as error:
+                    summary.skipped.append((str(path), error.message))
+                progress.advance(task)
+            progress.update(task, current="done")
+    finally:
+        close = getattr(embedder, "close", None)
+        if close is not None:
+            await close()
+        await engine.dispose()
+    return summary
+
+
+def _print_summary(console: Console, summary: IngestSummary) -> None:
+    table = Table(title="Ingest summary", show_header=False)
+    table.add_row("documents", str(summary.documents))
+    for outcome in ("CREATED", "REPLACED", "UNCHANGED"):
+        table.add_row(f"  {outcome.lower()}", str(summary.outcomes[outcome]))
+    table.add_row("chunks written", str(summary.chunks))
+    table.add_row("skipped files", str(len(summary.skipped)))
+    console.print(table)
+    if summary.skipped:
+        skipped = Table(title="Skipped", show_header=True)
+        skipped.add_column("file")
+        skipped.add_column("why")
+        for path, reason in summary.skipped:
+            skipped.add_row(path, reason)
+        console.print(skipped)
+
+
+if __name__ == "__main__":
+    kb_cli()

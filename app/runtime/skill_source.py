@@ -1,0 +1,41 @@
+"""Which skill text a run injects: the agent's bound, ACTIVE skills, each at the version
+its session gets (pin, production or sticky canary), routed to the best matches when
+the agent has more than the routing limit."""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.agents.models import Agent
+from app.config import Settings
+from app.runtime.prompt import SkillSection, SkillSelection
+from app.skills.routing import select_skills
+
+
+class RoutedSkillProvider:
+    def __init__(self, session_factory: async_sessionmaker[AsyncSession], settings: Settings) -> None:
+        self.session_factory = session_factory
+        self.settings = settings
+
+    async def select(
+        self, agent: Agent, message: str, *, session_id: str | None, force_channel: str | None
+    ) -> SkillSelection:
+        async with self.session_factory() as session:
+            selected = await select_skills(
+                session, agent, message, self.settings, session_id=session_id, force_channel=force_channel
+            )
+        selection = SkillSelection(notes=list(selected.notes))
+        routing = selected.routing
+        for routed in routing.chosen:
+            skill = routed.skill
+            reason = f"{skill.reason}; {routed.reason}" if routing.is_routed else skill.reason
+            selection.sections.append(SkillSection(skill.skill_id, skill.version, skill.channel, skill.prompt, reason))
+        if routing.is_routed:
+            chosen = ", ".join(f"{routed.skill.skill_id} ({routed.reason})" for routed in routing.chosen) or "none"
+            selection.notes.append(
+                f"Skill routing: {len(routing.chosen) + len(routing.dropped)} bound skills exceed the limit of "
+                f"{routing.limit}; injected {chosen}."
+            )
+            for routed in routing.dropped:
+                selection.notes.append(f"Skill {routed.skill.skill_id} not injected: {routed.reason}.")
+        return selection

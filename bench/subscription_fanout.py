@@ -1,0 +1,611 @@
+"""Subscription fan-out: delivery latency of ``toolCalls`` to many live subscribers,
+in-process event bus vs Redis event bus.
+
+Starts two real servers (``quiver serve`` subprocesses, uvicorn, each on its own SQLite
+file): one with the in-process bus, one with ``QUIVER_REDIS_URL`` (the Redis pub/sub
+bus). Opens N subscribers to each over real WebSockets (graphql-transport-ws, the
+``websockets`` library), then makes the same number of ``invokeTool(bt_current_time)``
+calls on each, interleaved, one at a time: a call is made, every subscriber of that
+server must receive it, then the next call. Delivery latency is measured from the
+call's finish as the server recorded it (``startedAt + latencyMs``) to the moment each
+subscriber's ``recv()`` returned, on the host's wall clock. Run from the repository root::
+
+    .venv/bin/python bench/subscription_fanout.py           # 200 subscribers per bus
+    .venv/bin/python bench/subscription_fanout.py --quick   # 20 subscribers, 20 calls
+
+See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import AsyncExitStack, contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+import redis.asyncio as redis  # noqa: E402
+import websockets  # noqa: E402
+from cryptography.fernet import Fernet  # noqa: E402
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+
+DEFAULT_REDIS_URL = os.environ.get("QUIVER_BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
+BENCH_RATE_LIMIT = "1000000/minute"
+READY_TIMEOUT_S = 60.0
+DELIVERY_TIMEOUT_S = 10.0
+CONNECT_BATCH = 25
+IN_PROCESS, REDIS = "in-process", "redis"
+
+SUBSCRIPTION = (
+    "subscription Fanout($spaceId: ID!) "
+    "{ toolCalls(filter: {spaceId: $spaceId}) { id toolId status startedAt latencyMs } }"
+)
+INVOKE_TOOL = (
+    "mutation Call($input: InvokeToolInput!) "
+    "{ invokeTool(input: $input) { status traceId latencyMs call { id startedAt latencyMs } } }"
+)
+CREATE_SPACE = (
+    "mutation($input: CreateSpaceInput!) "
+    "{ createSpace(input: $input) { space { id } userErrors { field code message } } }"
+)
+
+
+# ------------------------------------------------------------------ the servers
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@dataclass
+class Server:
+    bus: str
+    port: int
+    admin_key: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    space_id: str = ""
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/graphql"
+
+
+def _quiver_command() -> list[str]:
+    script = Path(sys.executable).with_name("quiver")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "import sys; from app.cli import main; sys.exit(main())"]
+
+
+def start_server(bus: str, directory: Path, redis_url: str | None) -> Server:
+    """``quiver serve`` on a free port with its own SQLite file; QUIVER_* from this env dropped."""
+    port = free_port()
+    admin_key = f"qk_bench_{secrets.token_hex(16)}"
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("QUIVER_")}
+    environment.update(
+        PYTHONPATH=str(ROOT),
+        QUIVER_DATABASE_URL=f"sqlite+aiosqlite:///{directory}/fanout-{bus}.db",
+        QUIVER_ADMIN_TOKEN=admin_key,
+        QUIVER_SECRET_KEY=Fernet.generate_key().decode(),
+        QUIVER_TOOL_RATE_LIMIT=BENCH_RATE_LIMIT,
+        QUIVER_LOG_LEVEL="INFO",
+    )
+    if redis_url:
+        environment["QUIVER_REDIS_URL"] = redis_url
+    log_path = directory / f"serve-{bus}.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [*_quiver_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=directory,
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    return Server(bus, port, admin_key, process, log_path)
+
+
+def wait_until_ready(server: Server) -> None:
+    """Until ``/healthz`` answers (the lifespan has migrated and loaded the catalog)."""
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while True:
+        if server.process.poll() is not None:
+            raise SystemExit(
+                f"quiver serve ({server.bus}) exited with {server.process.returncode}:\n{_tail(server.log_path)}"
+            )
+        try:
+            if httpx.get(f"{server.http_url}/healthz", timeout=1, trust_env=False).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            raise SystemExit(f"quiver serve ({server.bus}) did not answer /healthz:\n{_tail(server.log_path)}")
+        time.sleep(0.1)
+
+
+def stop_server(server: Server) -> None:
+    if server.process.poll() is None:
+        server.process.terminate()
+        try:
+            server.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait(timeout=10)
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+async def redis_problem(url: str) -> str | None:
+    client = redis.from_url(url)
+    try:
+        await asyncio.wait_for(client.ping(), 3)
+    except (OSError, redis.RedisError, TimeoutError) as error:
+        return f"{type(error).__name__}: {error}"
+    finally:
+        await client.aclose()
+    return None
+
+
+# ------------------------------------------------------------------ subscribers
+
+
+@dataclass
+class Delivery:
+    received_at: float  # time.time() right after recv() returned
+    call_id: str
+    finished_at: float  # startedAt + latencyMs, from the event
+
+
+@dataclass
+class Subscriber:
+    index: int
+    connection: ClientConnection
+    deliveries: list[Delivery] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+class Fanout:
+    """The subscribers of one server, and per call id how many have received it."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.subscribers: list[Subscriber] = []
+        self.counts: dict[str, int] = {}
+        self.waiters: dict[str, asyncio.Event] = {}
+        self.readers: list[asyncio.Task[None]] = []
+
+    def expect(self, call_id: str) -> asyncio.Event:
+        event = self.waiters.setdefault(call_id, asyncio.Event())
+        if self.counts.get(call_id, 0) >= len(self.subscribers):
+            event.set()
+        return event
+
+    def _received(self, call_id: str) -> None:
+        count = self.counts.get(call_id, 0) + 1
+        self.counts[call_id] = count
+        if count >= len(self.subscribers):
+            event = self.waiters.get(call_id)
+            if event is not None:
+                event.set()
+
+    async def _read(self, subscriber: Subscriber) -> None:
+        connection = subscriber.connection
+        try:
+            async for raw in connection:
+                received_at = time.time()
+                message = json.loads(raw)
+                kind = message.get("type")
+                if kind == "next":
+                    payload = message["payload"]
+                    if payload.get("errors"):
+                        subscriber.errors.append(json.dumps(payload["errors"])[:300])
+                        continue
+                    call = payload["data"]["toolCalls"]
+                    finished_at = datetime.fromisoformat(call["startedAt"]).timestamp() + call["latencyMs"] / 1000
+                    subscriber.deliveries.append(Delivery(received_at, call["id"], finished_at))
+                    self._received(call["id"])
+                elif kind == "ping":
+                    await connection.send(json.dumps({"type": "pong"}))
+                elif kind in ("error", "complete"):
+                    subscriber.errors.append(json.dumps(message)[:300])
+        except websockets.ConnectionClosed as closed:
+            subscriber.errors.append(f"closed: {closed}")
+
+    async def open(self, count: int, compression: str | None) -> None:
+        async def one(index: int) -> Subscriber:
+            connection = await connect(
+                self.server.ws_url,
+                subprotocols=[websockets.Subprotocol("graphql-transport-ws")],
+                compression=compression,
+                proxy=None,
+                open_timeout=30,
+                max_queue=None,
+            )
+            await connection.send(
+                json.dumps({"type": "connection_init", "payload": {"Authorization": f"Bearer {self.server.admin_key}"}})
+            )
+            ack = json.loads(await asyncio.wait_for(connection.recv(), 30))
+            if ack.get("type") != "connection_ack":
+                raise SystemExit(f"{self.server.bus}: subscriber {index} got {ack}")
+            await connection.send(
+                json.dumps(
+                    {
+                        "id": f"s{index}",
+                        "type": "subscribe",
+                        "payload": {"query": SUBSCRIPTION, "variables": {"spaceId": self.server.space_id}},
+                    }
+                )
+            )
+            return Subscriber(index, connection)
+
+        for start in range(0, count, CONNECT_BATCH):
+            batch = await asyncio.gather(*(one(index) for index in range(start, min(start + CONNECT_BATCH, count))))
+            self.subscribers.extend(batch)
+        for subscriber in self.subscribers:
+            self.readers.append(asyncio.create_task(self._read(subscriber)))
+
+    async def close(self) -> None:
+        for subscriber in self.subscribers:
+            await subscriber.connection.close()
+        await asyncio.gather(*self.readers, return_exceptions=True)
+
+
+# ------------------------------------------------------------------ measuring
+
+
+@dataclass
+class Call:
+    call_id: str
+    round_trip_ms: float
+    response_at: float  # time.time() when the invokeTool response was read
+    complete: bool
+
+
+@dataclass
+class BusResult:
+    bus: str
+    subscribers: int
+    calls: list[Call] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)
+    last_ms: list[float] = field(default_factory=list)  # per call: the slowest subscriber
+    first_ms: list[float] = field(default_factory=list)  # per call: the fastest subscriber
+    before_response: int = 0
+    missing: int = 0
+    duplicates: int = 0
+    foreign: int = 0
+    errors: list[str] = field(default_factory=list)
+    startup_s: float = 0.0
+    connect_s: float = 0.0
+
+
+async def invoke(client: httpx.AsyncClient, server: Server) -> tuple[str, float, float]:
+    variables = {"input": {"spaceId": server.space_id, "toolId": "bt_current_time", "arguments": {}}}
+    started = time.perf_counter()
+    response = await client.post(
+        f"{server.http_url}/graphql",
+        json={"query": INVOKE_TOOL, "variables": variables},
+        headers={"Authorization": f"Bearer {server.admin_key}"},
+    )
+    round_trip_ms = (time.perf_counter() - started) * 1000
+    response_at = time.time()
+    body = response.json()
+    envelope = (body.get("data") or {}).get("invokeTool")
+    if response.status_code != 200 or not envelope or envelope["status"] != "SUCCESS":
+        raise SystemExit(f"{server.bus}: invokeTool failed: {response.status_code} {response.text[:400]}")
+    return envelope["call"]["id"], round_trip_ms, response_at
+
+
+async def create_space(client: httpx.AsyncClient, server: Server) -> str:
+    response = await client.post(
+        f"{server.http_url}/graphql",
+        json={
+            "query": CREATE_SPACE,
+            "variables": {"input": {"name": f"fanout-{secrets.token_hex(4)}", "label": "Fan-out"}},
+        },
+        headers={"Authorization": f"Bearer {server.admin_key}"},
+    )
+    payload = response.json()["data"]["createSpace"]
+    if payload["userErrors"]:
+        raise SystemExit(f"{server.bus}: createSpace: {payload['userErrors']}")
+    space_id: str = payload["space"]["id"]
+    return space_id
+
+
+async def warm_up(client: httpx.AsyncClient, fanout: Fanout) -> None:
+    """Calls until every subscriber has received one: only then are all subscriptions live
+    on the server's bus (graphql-transport-ws does not acknowledge a subscribe)."""
+    deadline = time.monotonic() + 60
+    while True:
+        call_id, _, _ = await invoke(client, fanout.server)
+        try:
+            await asyncio.wait_for(fanout.expect(call_id).wait(), 0.5)
+        except TimeoutError:
+            if time.monotonic() > deadline:
+                got = fanout.counts.get(call_id, 0)
+                raise SystemExit(
+                    f"{fanout.server.bus}: only {got} of {len(fanout.subscribers)} subscribers "
+                    "received the warm-up calls"
+                ) from None
+            continue
+        # Two more, so connections and code paths are warm before measuring.
+        for _ in range(2):
+            call_id, _, _ = await invoke(client, fanout.server)
+            await asyncio.wait_for(fanout.expect(call_id).wait(), DELIVERY_TIMEOUT_S)
+        return
+
+
+def _summarise(fanout: Fanout, result: BusResult) -> None:
+    measured = {call.call_id: call for call in result.calls}
+    per_call: dict[str, list[float]] = {call_id: [] for call_id in measured}
+    for subscriber in fanout.subscribers:
+        seen: set[str] = set()
+        for delivery in subscriber.deliveries:
+            if delivery.call_id not in measured:
+                continue
+            if delivery.call_id in seen:
+                result.duplicates += 1
+                continue
+            seen.add(delivery.call_id)
+            latency_ms = (delivery.received_at - delivery.finished_at) * 1000
+            result.latencies_ms.append(latency_ms)
+            per_call[delivery.call_id].append(latency_ms)
+            if delivery.received_at < measured[delivery.call_id].response_at:
+                result.before_response += 1
+        result.missing += len(measured) - len(seen)
+        result.errors.extend(subscriber.errors)
+    for latencies in per_call.values():
+        if latencies:
+            result.last_ms.append(max(latencies))
+            result.first_ms.append(min(latencies))
+
+
+async def run(args: argparse.Namespace, servers: list[Server]) -> list[BusResult]:
+    results = {server.bus: BusResult(server.bus, args.subscribers) for server in servers}
+    async with AsyncExitStack() as stack:
+        client = await stack.enter_async_context(httpx.AsyncClient(trust_env=False, timeout=30))
+        fanouts: dict[str, Fanout] = {}
+        for server in servers:
+            server.space_id = await create_space(client, server)
+            fanout = Fanout(server)
+            started = time.perf_counter()
+            await fanout.open(args.subscribers, None if args.compression == "none" else args.compression)
+            results[server.bus].connect_s = time.perf_counter() - started
+            stack.push_async_callback(fanout.close)
+            fanouts[server.bus] = fanout
+        for fanout in fanouts.values():
+            await warm_up(client, fanout)
+        order = [server.bus for server in servers]
+        shuffler = random.Random(args.seed)
+        for _ in range(args.calls):
+            shuffler.shuffle(order)
+            for bus in order:
+                fanout = fanouts[bus]
+                call_id, round_trip_ms, response_at = await invoke(client, fanout.server)
+                try:
+                    await asyncio.wait_for(fanout.expect(call_id).wait(), DELIVERY_TIMEOUT_S)
+                    complete = True
+                except TimeoutError:
+                    complete = False
+                results[bus].calls.append(Call(call_id, round_trip_ms, response_at, complete))
+        for bus, fanout in fanouts.items():
+            _summarise(fanout, results[bus])
+    return [results[server.bus] for server in servers]
+
+
+# ------------------------------------------------------------------ report
+
+
+def _percentile(values: Sequence[float], fraction: float) -> float:
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    position = fraction * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def _load_average() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
+
+
+def _version(distribution: str) -> str:
+    from importlib.metadata import version
+
+    return version(distribution)
+
+
+def print_method(args: argparse.Namespace) -> None:
+    print("Quiver subscription_fanout benchmark")
+    print(f"  machine:     {platform.system()} {platform.machine()}, os.cpu_count()={os.cpu_count()}")
+    print(
+        f"  software:    Python {platform.python_version()}, strawberry-graphql {_version('strawberry-graphql')}, "
+        f"uvicorn {_version('uvicorn')}, websockets {_version('websockets')}, redis-py {_version('redis')}"
+    )
+    print(
+        "  servers:     `quiver serve` subprocesses (uvicorn as the CLI runs it, JSON logs at INFO to a "
+        "file), each on its own SQLite file: in-process bus, and QUIVER_REDIS_URL="
+        f"{args.redis_url} (Redis pub/sub bus; the rate limiter then also uses Redis); "
+        f"tool_rate_limit={BENCH_RATE_LIMIT}"
+    )
+    print(
+        f"  subscribers: {args.subscribers} per server, all in this process (asyncio, websockets "
+        f"{_version('websockets')}, compression={args.compression}), graphql-transport-ws, an ADMIN "
+        "key in connection_init, each subscribed to: " + SUBSCRIPTION
+    )
+    print(
+        f"  calls:       {args.calls} per server, invokeTool(bt_current_time) over HTTP, one at a time: "
+        "the next call starts when every subscriber of that server has the previous one "
+        f"(or after {DELIVERY_TIMEOUT_S:g} s); servers interleaved in a shuffled order per round "
+        f"(seed {args.seed}); warm-up first: calls until every subscriber has received one, then 2 more"
+    )
+    print(
+        "  latency:     receipt - finish. finish = the call's startedAt + latencyMs, as the server "
+        "recorded them (the executor is done; the gateway then writes the tool_call row, logs, "
+        "publishes). receipt = time.time() when the subscriber's recv() returned. Both on this "
+        "host's wall clock. Includes: the row write, the bus, the subscription's filter and "
+        "GraphQL serialisation per subscriber, the WebSocket send, and this process's handling "
+        "of the sockets before it (one client process reads all of them)"
+    )
+    print(
+        "  figures:     p50/p99/max over every (call, subscriber) delivery; per call the fastest "
+        "and the slowest subscriber (fan-out complete); the invokeTool round trip for context"
+    )
+    print("  caution:     only comparable between runs on a quiet machine; load average printed")
+    print()
+
+
+def print_results(results: list[BusResult], load: tuple[float, float]) -> None:
+    print(f"1-minute load average before / after measuring: {load[0]:.2f} / {load[1]:.2f}")
+    header = (
+        f"  {'bus':<11} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}   {'first p50':>9} {'last p50':>9} "
+        f"{'last p99':>9}   {'invokeTool p50':>14}   delivered"
+    )
+    print(header)
+    print("  " + "-" * (len(header) - 2))
+    for result in results:
+        if not result.latencies_ms:
+            print(f"  {result.bus:<11} no deliveries")
+            continue
+        expected = len(result.calls) * result.subscribers
+        print(
+            f"  {result.bus:<11} {_percentile(result.latencies_ms, 0.5):>8.2f} "
+            f"{_percentile(result.latencies_ms, 0.99):>8.2f} {max(result.latencies_ms):>8.2f}   "
+            f"{_percentile(result.first_ms, 0.5):>9.2f} {_percentile(result.last_ms, 0.5):>9.2f} "
+            f"{_percentile(result.last_ms, 0.99):>9.2f}   "
+            f"{_percentile([call.round_trip_ms for call in result.calls], 0.5):>14.2f}   "
+            f"{len(result.latencies_ms)}/{expected}"
+        )
+    by_bus = {result.bus: result for result in results}
+    if IN_PROCESS in by_bus and REDIS in by_bus and by_bus[IN_PROCESS].latencies_ms and by_bus[REDIS].latencies_ms:
+        local, remote = by_bus[IN_PROCESS], by_bus[REDIS]
+        print(
+            "  redis / in-process:  p50 "
+            f"{_percentile(remote.latencies_ms, 0.5) / _percentile(local.latencies_ms, 0.5):.2f}x, p99 "
+            f"{_percentile(remote.latencies_ms, 0.99) / _percentile(local.latencies_ms, 0.99):.2f}x, "
+            "slowest subscriber p50 "
+            f"{_percentile(remote.last_ms, 0.5) / _percentile(local.last_ms, 0.5):.2f}x; "
+            "redis - in-process p50 "
+            f"{_percentile(remote.latencies_ms, 0.5) - _percentile(local.latencies_ms, 0.5):+.2f} ms"
+        )
+    for result in results:
+        notes = [
+            f"connect {result.subscribers} subscribers {result.connect_s:.1f} s",
+            f"{result.before_response} deliveries arrived before the invoker had its HTTP response",
+            f"{result.missing} missing, {result.duplicates} duplicates",
+            f"{sum(not call.complete for call in result.calls)} calls not delivered to all in {DELIVERY_TIMEOUT_S:g} s",
+        ]
+        if result.errors:
+            notes.append(f"{len(result.errors)} subscriber errors, first: {result.errors[0]}")
+        print(f"  {result.bus}: " + "; ".join(notes))
+
+
+# ------------------------------------------------------------------ entry point
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--subscribers", type=int, default=None, help="per server (default 200, quick 20)")
+    parser.add_argument("--calls", type=int, default=None, help="measured calls per server (default 100, quick 20)")
+    parser.add_argument("--quick", action="store_true", help="20 subscribers, 20 calls")
+    parser.add_argument("--buses", default="in-process,redis", help="comma-separated: in-process, redis")
+    parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL, help="Redis for the redis bus (default: %(default)s)")
+    parser.add_argument(
+        "--compression",
+        default="deflate",
+        choices=("deflate", "none"),
+        help="permessage-deflate offered by the subscribers, as browsers do (default: deflate)",
+    )
+    parser.add_argument("--seed", type=int, default=20240601, help="seed of the per-round server order")
+    args = parser.parse_args(argv)
+    if args.subscribers is None:
+        args.subscribers = 20 if args.quick else 200
+    if args.calls is None:
+        args.calls = 20 if args.quick else 100
+    if args.subscribers < 1 or args.calls < 1:
+        parser.error("--subscribers and --calls must be at least 1")
+    buses = [name.strip() for name in args.buses.split(",") if name.strip()]
+    unknown = set(buses) - {IN_PROCESS, REDIS}
+    if unknown or not buses:
+        parser.error(f"unknown buses: {', '.join(sorted(unknown)) or '(none)'}")
+    args.bus_list = buses
+    return args
+
+
+@contextmanager
+def running_servers(buses: list[str], directory: Path, redis_url: str) -> Iterator[list[Server]]:
+    servers: list[Server] = []
+    try:
+        started = time.perf_counter()
+        for bus in buses:
+            servers.append(start_server(bus, directory, redis_url if bus == REDIS else None))
+        for server in servers:
+            wait_until_ready(server)
+        ports = ", ".join(f"{server.bus} on port {server.port}" for server in servers)
+        print(f"  started quiver serve: {ports} (ready after {time.perf_counter() - started:.1f} s)")
+        yield servers
+    finally:
+        for server in servers:
+            stop_server(server)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    print_method(args)
+    started = time.perf_counter()
+    buses = list(args.bus_list)
+    if REDIS in buses:
+        problem = asyncio.run(redis_problem(args.redis_url))
+        if problem is not None:
+            print(f"redis: skipped, {args.redis_url} is unreachable ({problem})")
+            buses.remove(REDIS)
+    if not buses:
+        print("nothing to measure")
+        return 0
+    with (
+        tempfile.TemporaryDirectory(prefix="quiver-bench-") as name,
+        running_servers(buses, Path(name), args.redis_url) as servers,
+    ):
+        load_before = _load_average()
+        results = asyncio.run(run(args, servers))
+        load_after = _load_average()
+        print()
+        print_results(results, (load_before, load_after))
+    print(f"total run time: {time.perf_counter() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,259 @@
+"""``McpExecutor`` against an MCP server built with the SDK, over streamable HTTP, in a subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from cryptography.fernet import Fernet
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.crypto import SecretBox
+from app.gateway.envelope import EGRESS_DENIED, EXTERNAL_API_TIMEOUT, MCP_ERROR, TOOL_NOT_AVAILABLE, ToolFailure
+from app.gateway.executors.mcp import McpExecutor, McpSessionPool
+from app.principal import SYSTEM_PRINCIPAL
+from app.tools.service import AuthConfig, McpServerInput, register_mcp_server
+from tests.support.mcp import add_server, invocation, mcp_tool, new_pool
+from tests.support.processes import HttpMcpServer
+
+SessionFactory = async_sessionmaker[AsyncSession]
+
+
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpMcpServer]:
+    server = HttpMcpServer(tmp_path_factory.mktemp("mcp-http") / "state.json")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def server(http_server: HttpMcpServer) -> HttpMcpServer:
+    """The shared server, running (a test may have crashed it) and in its default state."""
+    http_server.set_state({})
+    http_server.ensure_running()
+    return http_server
+
+
+@pytest.fixture
+async def pool() -> AsyncIterator[McpSessionPool]:
+    pool = new_pool()
+    yield pool
+    await pool.close()
+
+
+@pytest.fixture
+async def server_id(session_factory: SessionFactory, server: HttpMcpServer) -> str:
+    return await add_server(session_factory, url=server.url)
+
+
+@pytest.fixture
+def executor(pool: McpSessionPool, session_factory: SessionFactory) -> McpExecutor:
+    return McpExecutor(pool, session_factory)
+
+
+async def failure_of(
+    executor: McpExecutor,
+    server_id: str,
+    name: str,
+    arguments: dict[str, Any] | None = None,
+    *,
+    timeout_s: float = 15.0,
+) -> ToolFailure:
+    with pytest.raises(ToolFailure) as raised:
+        await executor.execute(invocation(mcp_tool(server_id, name), arguments, timeout_s=timeout_s))
+    return raised.value
+
+
+class TestResults:
+    async def test_text_content_comes_back_as_text(self, executor: McpExecutor, server_id: str) -> None:
+        data = await executor.execute(invocation(mcp_tool(server_id, "echo"), {"message": "hello"}))
+        assert data == "hello"
+
+    async def test_several_text_blocks_are_joined(self, executor: McpExecutor, server_id: str) -> None:
+        data = await executor.execute(invocation(mcp_tool(server_id, "write_note"), {"text": "milk"}))
+        assert data == "saved\nmilk"
+
+    async def test_structured_content_is_preferred_to_text(self, executor: McpExecutor, server_id: str) -> None:
+        data = await executor.execute(invocation(mcp_tool(server_id, "weather"), {"city": "Oslo"}))
+        assert data == {"city": "Oslo", "celsius": 21.5}
+
+    async def test_is_error_is_mcp_error_with_the_servers_text(
+        self, executor: McpExecutor, pool: McpSessionPool, server_id: str
+    ) -> None:
+        failure = await failure_of(executor, server_id, "fail")
+
+        assert failure.error.code == MCP_ERROR
+        assert failure.error.message == "the widget is broken"
+        assert failure.error.detail is not None and "the widget is broken" in failure.error.detail
+        assert failure.retryable is False
+        assert pool.connect_count(server_id) == 1
+        assert pool.live_session(server_id) is not None
+
+    async def test_a_server_that_is_not_active_is_not_called(
+        self, session_factory: SessionFactory, executor: McpExecutor, pool: McpSessionPool, server: HttpMcpServer
+    ) -> None:
+        disabled_id = await add_server(session_factory, url=server.url, status="DISABLED")
+
+        failure = await failure_of(executor, disabled_id, "echo", {"message": "x"})
+
+        assert failure.error.code == TOOL_NOT_AVAILABLE
+        assert pool.connect_count(disabled_id) == 0
+
+
+class TestSessions:
+    async def test_calls_share_one_session(
+        self, executor: McpExecutor, pool: McpSessionPool, server_id: str
+    ) -> None:
+        first = await executor.execute(invocation(mcp_tool(server_id, "whoami")))
+        session = pool.live_session(server_id)
+        second = await executor.execute(invocation(mcp_tool(server_id, "whoami")))
+        await executor.execute(invocation(mcp_tool(server_id, "echo"), {"message": "x"}))
+
+        assert first == second
+        assert pool.live_session(server_id) is session is not None
+        assert pool.connect_count(server_id) == 1
+
+    async def test_concurrent_first_calls_make_one_connection(
+        self, executor: McpExecutor, pool: McpSessionPool, server_id: str
+    ) -> None:
+        results = await asyncio.gather(
+            *(executor.execute(invocation(mcp_tool(server_id, "echo"), {"message": str(index)})) for index in range(8))
+        )
+
+        assert results == [str(index) for index in range(8)]
+        assert pool.connect_count(server_id) == 1
+
+    async def test_a_timeout_is_external_api_timeout_and_the_next_call_works(
+        self, executor: McpExecutor, pool: McpSessionPool, server_id: str
+    ) -> None:
+        await executor.execute(invocation(mcp_tool(server_id, "echo"), {"message": "warm"}))
+        started = time.monotonic()
+
+        failure = await failure_of(executor, server_id, "slow", {"seconds": 10}, timeout_s=0.5)
+
+        assert time.monotonic() - started < 2.0
+        assert failure.error.code == EXTERNAL_API_TIMEOUT
+        assert failure.retryable is False
+        data = await executor.execute(invocation(mcp_tool(server_id, "echo"), {"message": "again"}))
+        assert data == "again"
+        assert pool.connect_count(server_id) == 2  # the timed-out session was replaced
+
+    async def test_a_crash_mid_call_is_mcp_error_and_a_restarted_server_is_used_again(
+        self, executor: McpExecutor, pool: McpSessionPool, server_id: str, server: HttpMcpServer
+    ) -> None:
+        before = await executor.execute(invocation(mcp_tool(server_id, "whoami")))
+
+        crash = await failure_of(executor, server_id, "crash")
+
+        assert crash.error.code == MCP_ERROR
+        assert crash.error.message.startswith("The MCP server failed")
+        assert crash.retryable is False
+        assert server.process is not None and server.process.wait(timeout=5) == 17
+        down = await failure_of(executor, server_id, "echo", {"message": "x"})
+        assert down.error.code == MCP_ERROR
+        server.restart()
+        after = await executor.execute(invocation(mcp_tool(server_id, "whoami")))
+        assert after["pid"] != before["pid"]
+        assert pool.connect_count(server_id) == 2
+
+    async def test_a_server_restarted_between_calls_is_reconnected_transparently(
+        self, executor: McpExecutor, pool: McpSessionPool, server_id: str, server: HttpMcpServer
+    ) -> None:
+        before = await executor.execute(invocation(mcp_tool(server_id, "whoami")))
+        server.restart()
+
+        # The new process answers the old session id with 404; the pool opens a new session.
+        after = await executor.execute(invocation(mcp_tool(server_id, "whoami")))
+
+        assert after["pid"] != before["pid"]
+        assert pool.connect_count(server_id) == 2
+
+
+class TestAuthAndEgress:
+    @pytest.mark.parametrize(
+        ("auth", "header"),
+        [
+            (AuthConfig(type="BEARER", secret="s3cret"), ["Authorization", "Bearer s3cret"]),
+            (AuthConfig(type="API_KEY", header_name="X-Api-Key", secret="k3y"), ["X-Api-Key", "k3y"]),
+        ],
+        ids=["bearer", "api-key"],
+    )
+    async def test_the_encrypted_credentials_are_sent(
+        self, session_factory: SessionFactory, server: HttpMcpServer, auth: AuthConfig, header: list[str]
+    ) -> None:
+        box = SecretBox(Fernet.generate_key())
+        server.set_state({"require_header": header})
+        async with session_factory() as session, session.begin():
+            good = await register_mcp_server(
+                session, SYSTEM_PRINCIPAL,
+                McpServerInput(name="with-secret", transport="STREAMABLE_HTTP", url=server.url, auth=auth), box,
+            )
+            bad = await register_mcp_server(
+                session, SYSTEM_PRINCIPAL,
+                McpServerInput(
+                    name="wrong-secret", transport="STREAMABLE_HTTP", url=server.url,
+                    auth=AuthConfig(type=auth.type, header_name=auth.header_name, secret="wrong"),
+                ),
+                box,
+            )
+        pool = new_pool(box)
+        try:
+            executor = McpExecutor(pool, session_factory)
+            data = await executor.execute(invocation(mcp_tool(good.id, "echo"), {"message": "authorized"}))
+            refused = await failure_of(executor, bad.id, "echo", {"message": "x"})
+        finally:
+            await pool.close()
+
+        assert data == "authorized"
+        assert refused.error.code == MCP_ERROR
+        assert "wrong" not in (refused.error.detail or "")
+
+    async def test_a_loopback_url_is_refused_unless_allow_listed(
+        self, session_factory: SessionFactory, server_id: str
+    ) -> None:
+        pool = new_pool(allow=set())
+        try:
+            failure = await failure_of(McpExecutor(pool, session_factory), server_id, "echo", {"message": "x"})
+        finally:
+            await pool.close()
+
+        assert failure.error.code == EGRESS_DENIED
+        assert pool.connect_count(server_id) == 0
+
+
+class TestClose:
+    async def test_close_ends_every_session(
+        self, executor: McpExecutor, pool: McpSessionPool, server_id: str
+    ) -> None:
+        await executor.execute(invocation(mcp_tool(server_id, "echo"), {"message": "x"}))
+
+        await pool.close()
+
+        assert pool.live_session(server_id) is None
+
+
+class TestSseTransport:
+    async def test_calls_over_sse_share_one_session(
+        self, session_factory: SessionFactory, tmp_path_factory: pytest.TempPathFactory,
+        executor: McpExecutor, pool: McpSessionPool,
+    ) -> None:
+        sse_server = HttpMcpServer(tmp_path_factory.mktemp("mcp-sse") / "state.json", is_sse=True)
+        sse_server.start()
+        try:
+            sse_id = await add_server(session_factory, url=sse_server.url, transport="SSE")
+            first = await executor.execute(invocation(mcp_tool(sse_id, "weather"), {"city": "Lima"}))
+            second = await executor.execute(invocation(mcp_tool(sse_id, "echo"), {"message": "sse"}))
+            failure = await failure_of(executor, sse_id, "fail")
+        finally:
+            sse_server.stop()
+
+        assert first == {"city": "Lima", "celsius": 21.5}
+        assert second == "sse"
+        assert failure.error.message == "the widget is broken"
+        assert pool.connect_count(sse_id) == 1

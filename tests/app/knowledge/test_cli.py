@@ -1,0 +1,144 @@
+"""``quiver kb ingest``: files and folders, progress and summary, replacement, skipped files and why."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from app.db import create_engine, create_session_factory
+from app.knowledge import repository
+from app.knowledge.cli import kb_cli
+from app.knowledge.models import Document
+from app.knowledge.search import KnowledgeSearch
+from tests.app.knowledge.pdf import make_pdf
+from tests.app.knowledge.support import make_kb, make_space
+
+
+def run_async(database_url: str, action: Any) -> Any:
+    """Run ``action(session_factory)`` on a fresh engine (these tests are synchronous, like the CLI)."""
+
+    async def runner() -> Any:
+        engine = create_engine(database_url)
+        try:
+            return await action(create_session_factory(engine))
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(runner())
+
+
+@pytest.fixture
+def cli_env(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv("QUIVER_DATABASE_URL", database_url)
+    monkeypatch.setenv("QUIVER_EMBEDDINGS", "none")
+    monkeypatch.setenv("COLUMNS", "200")
+    yield database_url
+
+
+@pytest.fixture
+def kb_id(cli_env: str) -> str:
+    async def create(session_factory: Any) -> str:
+        space = await make_space(session_factory, f"cli{secrets.token_hex(3)}")
+        return (await make_kb(session_factory, space.id, "docs")).id
+
+    return str(run_async(cli_env, create))
+
+
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    (root / "policies").mkdir(parents=True)
+    (root / "policies" / "leave.md").write_text(
+        "# Leave\n\n## Sick leave\n\nCall your manager before nine.\n", encoding="utf-8"
+    )
+    (root / "notes.txt").write_text("Parking is free on weekends.\n\nBikes go in the basement.", encoding="utf-8")
+    (root / "faq.html").write_text(
+        "<html><head><title>FAQ</title></head><body><h1>FAQ</h1><p>Lunch is at noon.</p></body></html>",
+        encoding="utf-8",
+    )
+    (root / "report.pdf").write_bytes(make_pdf(["Revenue grew by ten percent.", "Costs fell."], title="Annual report"))
+    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (root / "empty.md").write_text("\n\n", encoding="utf-8")
+    (root / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    return root
+
+
+def documents(database_url: str, kb_id: str) -> list[Document]:
+    async def fetch(session_factory: Any) -> list[Document]:
+        async with session_factory() as session:
+            from app.pagination import PageRequest
+
+            return (await repository.list_documents(session, kb_id, PageRequest(first=100))).items
+
+    return list(run_async(database_url, fetch))
+
+
+class TestIngestCommand:
+    def test_a_folder_with_a_summary_of_what_was_skipped_and_why(
+        self, kb_id: str, cli_env: str, tmp_path: Path
+    ) -> None:
+        root = folder(tmp_path)
+
+        result = CliRunner().invoke(kb_cli, ["ingest", kb_id, str(root)])
+
+        assert result.exit_code == 0, result.output
+        output = result.output
+        assert "Ingesting 7 file(s)" in output
+        assert "7/7" in output  # the progress bar reached the end
+        assert "│ documents      │ 4" in output
+        assert "│   created      │ 4" in output
+        assert "│ skipped files  │ 3" in output
+        assert "logo.png" in output and "unsupported file type .png" in output
+        assert "empty.md" in output and "no text in it" in output
+        assert "broken.pdf" in output and "not a readable PDF" in output
+        stored = {document.title: document for document in documents(cli_env, kb_id)}
+        assert set(stored) == {"Leave", "notes", "FAQ", "Annual report"}
+        assert stored["Leave"].source == str((root / "policies" / "leave.md").resolve())
+        assert stored["Annual report"].chunk_count == 2  # one section per page
+
+        async def find(session_factory: Any) -> list[tuple[str, tuple[str, ...]]]:
+            outcome = await KnowledgeSearch(session_factory).search([kb_id], "revenue", 5)
+            return [(hit.title, hit.heading_path) for hit in outcome.hits]
+
+        assert run_async(cli_env, find) == [("Annual report", ("page 1",))]
+
+    def test_running_again_replaces_changed_files_only(self, kb_id: str, cli_env: str, tmp_path: Path) -> None:
+        root = folder(tmp_path)
+        CliRunner().invoke(kb_cli, ["ingest", kb_id, str(root)])
+        before = {document.title: document.id for document in documents(cli_env, kb_id)}
+        (root / "notes.txt").write_text("Parking now costs two euros.", encoding="utf-8")
+
+        result = CliRunner().invoke(kb_cli, ["ingest", kb_id, str(root)])
+
+        assert result.exit_code == 0, result.output
+        assert "│   replaced     │ 1" in result.output
+        assert "│   unchanged    │ 3" in result.output
+        assert "│ chunks written │ 1" in result.output
+        after = {document.title: document.id for document in documents(cli_env, kb_id)}
+        assert after == before  # same documents, same ids: nothing duplicated
+
+    def test_single_files_and_missing_paths(self, kb_id: str, cli_env: str, tmp_path: Path) -> None:
+        single = tmp_path / "one.md"
+        single.write_text("# One\n\nText.", encoding="utf-8")
+
+        result = CliRunner().invoke(kb_cli, ["ingest", kb_id, str(single), str(tmp_path / "nope.md")])
+
+        assert result.exit_code == 0, result.output
+        assert "│ documents      │ 1" in result.output
+        assert "nope.md" in result.output and "no such file or folder" in result.output
+
+    def test_nothing_ingested_exits_with_an_error(self, kb_id: str, cli_env: str, tmp_path: Path) -> None:
+        result = CliRunner().invoke(kb_cli, ["ingest", kb_id, str(tmp_path / "missing")])
+
+        assert result.exit_code == 1
+
+    def test_unknown_knowledge_base_is_named(self, cli_env: str, tmp_path: Path) -> None:
+        result = CliRunner().invoke(kb_cli, ["ingest", "kb_doesnotexist", str(tmp_path)])
+
+        assert result.exit_code == 2
+        assert "Knowledge base 'kb_doesnotexist' not found." in result.output

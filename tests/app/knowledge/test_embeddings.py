@@ -1,0 +1,183 @@
+"""Embedding providers: the bundled local model (offline) and an OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.config import Settings
+from app.knowledge.embeddings import (
+    LOCAL_DIMENSIONS,
+    LOCAL_MODEL_NAME,
+    EmbeddingError,
+    LocalEmbeddings,
+    OpenAIEmbeddings,
+    create_embedding_provider,
+    from_bytes,
+    to_bytes,
+)
+from app.knowledge.search import KnowledgeSearch
+from tests.app.knowledge.support import (
+    POISON,
+    EmbeddingServer,
+    add_document,
+    concept_vector,
+    ingestor,
+    make_kb,
+    make_space,
+    running_embedding_server,
+)
+
+SessionFactory = async_sessionmaker[AsyncSession]
+
+
+@pytest.fixture(scope="module")
+def local_model() -> LocalEmbeddings:
+    """One model per module: loading it takes seconds."""
+    return LocalEmbeddings()
+
+
+@pytest.fixture(scope="module")
+def embedding_server() -> Iterator[EmbeddingServer]:
+    with running_embedding_server() as server:
+        yield server
+
+
+class TestProviderChoice:
+    def test_none_means_lexical_only(self) -> None:
+        assert create_embedding_provider(Settings(embeddings="none")) is None
+
+    def test_local(self) -> None:
+        provider = create_embedding_provider(Settings(embeddings="local"))
+        assert isinstance(provider, LocalEmbeddings)
+        assert provider.model_name == LOCAL_MODEL_NAME
+
+    def test_openai_names_its_model(self) -> None:
+        provider = create_embedding_provider(
+            Settings(
+                embeddings="openai",
+                embeddings_model="text-embedding-3-small",
+                embeddings_base_url="http://127.0.0.1:9/v1",
+            )
+        )
+        assert isinstance(provider, OpenAIEmbeddings)
+        assert provider.model_name == "openai:text-embedding-3-small"
+
+    def test_anything_else_is_refused(self) -> None:
+        with pytest.raises(ValueError, match="none, local or openai"):
+            create_embedding_provider(Settings(embeddings="word2vec"))
+
+
+class TestVectorBytes:
+    def test_round_trip(self) -> None:
+        vector = np.array([0.25, -1.5, 3.0], dtype=np.float32)
+        assert to_bytes(vector) == b"\x00\x00\x80>\x00\x00\xc0\xbf\x00\x00@@"
+        assert from_bytes(to_bytes(vector)).tolist() == [0.25, -1.5, 3.0]
+
+
+class TestLocalModel:
+    async def test_loads_offline_and_gives_normalised_vectors(self, local_model: LocalEmbeddings) -> None:
+        vectors = await local_model.embed(
+            ["How do I reset my password?", "Steps to recover account access", "Tomato soup recipe"]
+        )
+
+        assert vectors.shape == (3, LOCAL_DIMENSIONS)
+        assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+        similarity = vectors @ vectors.T
+        assert similarity[0, 1] > similarity[0, 2] + 0.2
+
+    async def test_same_text_same_vector(self, local_model: LocalEmbeddings) -> None:
+        first, second = await local_model.embed(["stable output", "stable output"])
+        assert np.allclose(first, second, atol=1e-6)
+
+    async def test_semantic_search_with_the_local_model(
+        self, session_factory: SessionFactory, local_model: LocalEmbeddings
+    ) -> None:
+        space = await make_space(session_factory, "alpha")
+        kb = await make_kb(session_factory, space.id)
+        using = ingestor(local_model)
+        await add_document(
+            session_factory,
+            kb.id,
+            "Accounts",
+            "If you forgot your login credentials, use the recovery link to choose new ones.",
+            using=using,
+        )
+        await add_document(
+            session_factory,
+            kb.id,
+            "Kitchen",
+            "Simmer tomatoes with basil for twenty minutes to make soup.",
+            using=using,
+        )
+        await add_document(
+            session_factory,
+            kb.id,
+            "Travel",
+            "Book flights through the travel portal at least two weeks ahead.",
+            using=using,
+        )
+
+        lexical = await KnowledgeSearch(session_factory).search([kb.id], "I can't remember my password", 3)
+        hybrid = await KnowledgeSearch(session_factory, local_model).search([kb.id], "I can't remember my password", 3)
+
+        assert lexical.hits == []
+        assert hybrid.hits[0].title == "Accounts"
+        assert hybrid.hits[0].vector_rank == 1
+
+
+class TestOpenAICompatible:
+    async def test_vectors_come_from_the_endpoint_in_input_order(self, embedding_server: EmbeddingServer) -> None:
+        provider = OpenAIEmbeddings(
+            model="concepts-1", base_url=embedding_server.base_url, api_key="sk-test", batch_size=2
+        )
+        try:
+            vectors = await provider.embed(["cat on a mat", "car repair", "feline"])
+        finally:
+            await provider.close()
+
+        expected = np.array(
+            [concept_vector(text) for text in ["cat on a mat", "car repair", "feline"]], dtype=np.float32
+        )
+        expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+        assert np.allclose(vectors, expected, atol=1e-6)
+        recent = embedding_server.state.requests[-2:]
+        assert [request["input"] for request in recent] == [["cat on a mat", "car repair"], ["feline"]]
+        assert {request["model"] for request in recent} == {"concepts-1"}
+        assert embedding_server.state.authorizations[-1] == "Bearer sk-test"
+
+    async def test_an_endpoint_error_is_an_embedding_error(self, embedding_server: EmbeddingServer) -> None:
+        provider = OpenAIEmbeddings(model="concepts-1", base_url=embedding_server.base_url, api_key=None)
+        try:
+            with pytest.raises(EmbeddingError, match="embeddings endpoint failed"):
+                await provider.embed([f"a {POISON}"])
+        finally:
+            await provider.close()
+
+    async def test_an_unreachable_endpoint_is_an_embedding_error(self) -> None:
+        provider = OpenAIEmbeddings(model="m", base_url="http://127.0.0.1:9/v1", api_key=None)
+        try:
+            with pytest.raises(EmbeddingError):
+                await provider.embed(["x"])
+        finally:
+            await provider.close()
+
+    async def test_hybrid_search_through_the_endpoint(
+        self, session_factory: SessionFactory, embedding_server: EmbeddingServer
+    ) -> None:
+        space = await make_space(session_factory, "alpha")
+        kb = await make_kb(session_factory, space.id)
+        provider = OpenAIEmbeddings(model="concepts-1", base_url=embedding_server.base_url, api_key="sk-test")
+        try:
+            using = ingestor(provider)
+            await add_document(session_factory, kb.id, "Pets", "The feline rested on the rug.", using=using)
+            await add_document(session_factory, kb.id, "Garage", "A mechanic can mend your automobile.", using=using)
+
+            outcome = await KnowledgeSearch(session_factory, provider).search([kb.id], "cat sleeping on a mat", 5)
+        finally:
+            await provider.close()
+
+        assert [hit.title for hit in outcome.hits] == ["Pets"]

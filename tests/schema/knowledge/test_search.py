@@ -1,0 +1,168 @@
+"""searchKnowledge through the API: ranked cited passages, Chinese, space rules, arguments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.config import Settings
+from app.main import create_app
+from app.principal import Role
+from tests.app.knowledge.support import POISON, running_embedding_server
+from tests.conftest import GraphQLClient, Keys
+from tests.schema.knowledge.operations import SEARCH_KNOWLEDGE, add_document, create_kb, search
+
+POLICY = """# Travel policy
+
+## Flights
+
+Economy class for flights under six hours.
+
+## Hotels
+
+Hotels up to 150 euros a night.
+"""
+
+
+class TestSearchKnowledge:
+    async def test_hits_carry_document_and_citation_fields(self, gql: GraphQLClient, keys: Keys) -> None:
+        alpha = await keys.space("alpha")
+        member = gql.as_key(await keys.for_space(alpha.id, Role.MEMBER))
+        kb_id = await create_kb(gql, alpha.id)
+        document = (await add_document(gql, kb_id, "Travel policy", POLICY, "travel.md"))["document"]
+
+        hits = await search(member, alpha.id, "hotel price per night")
+
+        assert len(hits) == 1
+        hit = hits[0]
+        assert hit["document"] == {"id": document["id"], "title": "Travel policy", "source": "travel.md"}
+        assert hit["text"] == "Hotels up to 150 euros a night."
+        assert hit["headingPath"] == ["Travel policy", "Hotels"]
+        assert hit["chunkIndex"] == 1
+        assert hit["source"] == "travel.md"
+        assert hit["knowledgeBaseId"] == kb_id
+        assert hit["score"] > 0
+
+    async def test_chinese_queries(self, gql: GraphQLClient, keys: Keys) -> None:
+        alpha = await keys.space("alpha")
+        kb_id = await create_kb(gql, alpha.id)
+        await add_document(gql, kb_id, "请假制度", "# 请假制度\n\n员工每年有二十五天带薪年假。", "leave.md")
+        await add_document(gql, kb_id, "报销", "# 差旅报销\n\n出差费用凭发票报销。", "travel.md")
+
+        assert [hit["document"]["title"] for hit in await search(gql, alpha.id, "带薪年假有几天")] == ["请假制度"]
+        assert [hit["document"]["title"] for hit in await search(gql, alpha.id, "发票")] == ["报销"]
+
+    async def test_top_k_and_knowledge_base_filter(self, gql: GraphQLClient, keys: Keys) -> None:
+        alpha = await keys.space("alpha")
+        first = await create_kb(gql, alpha.id, "first")
+        second = await create_kb(gql, alpha.id, "second")
+        for number in range(4):
+            await add_document(gql, first, f"First {number}", f"Widget guide {number}: widgets {'and more ' * number}.")
+        await add_document(gql, second, "Second", "Widget catalogue.")
+
+        assert len(await search(gql, alpha.id, "widget", topK=2)) == 2
+        only_second = await search(gql, alpha.id, "widget", knowledgeBaseIds=[second])
+        assert [hit["document"]["title"] for hit in only_second] == ["Second"]
+        assert await search(gql, alpha.id, "widget", knowledgeBaseIds=[]) == []
+
+    @pytest.mark.parametrize("top_k", [0, 51, -1])
+    async def test_top_k_out_of_range_is_a_client_error(self, gql: GraphQLClient, keys: Keys, top_k: int) -> None:
+        alpha = await keys.space("alpha")
+
+        response = await gql.raw(SEARCH_KNOWLEDGE, {"spaceId": alpha.id, "query": "x", "topK": top_k})
+
+        body = response.json()
+        assert body["errors"][0]["message"] == "topK must be between 1 and 50."
+        assert body["errors"][0]["extensions"]["code"] == "BAD_REQUEST"
+
+    async def test_blank_query_finds_nothing(self, gql: GraphQLClient, keys: Keys) -> None:
+        alpha = await keys.space("alpha")
+        kb_id = await create_kb(gql, alpha.id)
+        await add_document(gql, kb_id, "Doc", "Anything.")
+
+        assert await search(gql, alpha.id, "   ") == []
+
+
+class TestSpaceRules:
+    @pytest.fixture
+    async def two_spaces(self, gql: GraphQLClient, keys: Keys) -> dict[str, Any]:
+        alpha = await keys.space("alpha")
+        beta = await keys.space("beta")
+        alpha_kb = await create_kb(gql, alpha.id)
+        beta_kb = await create_kb(gql, beta.id)
+        await add_document(gql, alpha_kb, "Alpha plan", "The secret merger is codenamed bluebird.")
+        await add_document(gql, beta_kb, "Beta notes", "Bluebird is a bird.")
+        return {"alpha": alpha.id, "beta": beta.id, "alpha_kb": alpha_kb, "beta_kb": beta_kb}
+
+    async def test_a_member_of_space_b_never_sees_space_a(
+        self, gql: GraphQLClient, keys: Keys, two_spaces: dict[str, Any]
+    ) -> None:
+        beta_member = gql.as_key(await keys.for_space(two_spaces["beta"], Role.MEMBER))
+
+        own = await search(beta_member, two_spaces["beta"], "bluebird merger")
+        other_space = await search(beta_member, two_spaces["alpha"], "bluebird merger")
+        smuggled = await search(
+            beta_member, two_spaces["beta"], "bluebird merger", knowledgeBaseIds=[two_spaces["alpha_kb"]]
+        )
+
+        assert [hit["document"]["title"] for hit in own] == ["Beta notes"]
+        assert other_space == []
+        assert smuggled == []
+
+    async def test_admin_searches_the_space_it_names(self, gql: GraphQLClient, two_spaces: dict[str, Any]) -> None:
+        hits = await search(gql, two_spaces["alpha"], "bluebird")
+        assert [hit["document"]["title"] for hit in hits] == ["Alpha plan"]
+
+    async def test_viewer_may_search_its_space(
+        self, gql: GraphQLClient, keys: Keys, two_spaces: dict[str, Any]
+    ) -> None:
+        viewer = gql.as_key(await keys.for_space(two_spaces["alpha"], Role.VIEWER))
+        assert [hit["document"]["title"] for hit in await search(viewer, two_spaces["alpha"], "merger")] == [
+            "Alpha plan"
+        ]
+
+
+class TestSemanticThroughTheService:
+    async def test_an_app_configured_for_openai_embeddings_ranks_by_meaning(
+        self, settings: Settings, keys: Keys, admin_key: str
+    ) -> None:
+        import httpx
+
+        with running_embedding_server() as server:
+            embedded = settings.model_copy(
+                update={
+                    "embeddings": "openai",
+                    "embeddings_model": "concepts-1",
+                    "embeddings_base_url": server.base_url,
+                }
+            )
+            app = create_app(embedded)
+            try:
+                transport = httpx.ASGITransport(app=app)
+                async with httpx.AsyncClient(transport=transport, base_url="http://quiver.test") as http:
+                    client = GraphQLClient(http=http, key=admin_key)
+                    alpha = await keys.space("alpha")
+                    kb_id = await create_kb(client, alpha.id)
+                    await add_document(client, kb_id, "Pets", "The feline rested on the rug.")
+                    await add_document(client, kb_id, "Garage", "A mechanic can mend your automobile.")
+
+                    hits = await search(client, alpha.id, "cat sleeping on a mat")
+                    refused = await add_document(client, kb_id, "Poisoned", f"This text carries a {POISON}.")
+            finally:
+                await app.state.services.close()
+            inputs: list[Any] = [request["input"] for request in server.state.requests]
+            # Two documents and one query embedded once each; the refused document was tried (and retried once).
+            assert inputs[:3] == [
+                ["Pets\nThe feline rested on the rug."],
+                ["Garage\nA mechanic can mend your automobile."],
+                ["cat sleeping on a mat"],
+            ]
+            assert all(POISON in text[0] for text in inputs[3:]) and len(inputs) > 3
+
+        assert [hit["document"]["title"] for hit in hits] == ["Pets"]
+        assert refused["document"] is None
+        assert [(error["code"], error["field"]) for error in refused["userErrors"]] == [
+            ("EMBEDDING_FAILED", ["input", "text"])
+        ]
+        assert "'Poisoned' could not be embedded" in refused["userErrors"][0]["message"]

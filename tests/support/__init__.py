@@ -1,0 +1,1 @@
+"""Real servers the tests start as subprocesses (MCP over streamable HTTP, …)."""
