@@ -86,14 +86,18 @@ class GraphQLClient:
     http: httpx.AsyncClient
     key: str | None = None
 
-    async def raw(self, query: str, variables: dict[str, Any] | None = None, *, key: str | None = None) -> httpx.Response:
+    async def raw(
+        self, query: str, variables: dict[str, Any] | None = None, *, key: str | None = None
+    ) -> httpx.Response:
         headers = {}
         token = key if key is not None else self.key
         if token:
             headers["Authorization"] = f"Bearer {token}"
         return await self.http.post("/graphql", json={"query": query, "variables": variables or {}}, headers=headers)
 
-    async def execute(self, query: str, variables: dict[str, Any] | None = None, *, key: str | None = None) -> dict[str, Any]:
+    async def execute(
+        self, query: str, variables: dict[str, Any] | None = None, *, key: str | None = None
+    ) -> dict[str, Any]:
         """The ``data`` of a successful response; fails the test on top-level errors."""
         response = await self.raw(query, variables, key=key)
         assert response.status_code == 200, response.text

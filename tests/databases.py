@@ -29,7 +29,7 @@ def _dsn(url: str) -> str:
 async def _postgres_reachable() -> str | None:
     try:
         connection = await asyncpg.connect(_dsn(POSTGRES_ADMIN_URL), timeout=3)
-    except (OSError, asyncpg.PostgresError, asyncio.TimeoutError) as error:
+    except (TimeoutError, OSError, asyncpg.PostgresError) as error:
         return f"{type(error).__name__}: {error}"
     await connection.close()
     return None
