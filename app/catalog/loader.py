@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.catalog.builtin import BUILTIN_TOOLS, builtin_skills
 from app.skills import repository as skills_repository
 from app.skills.models import SkillDefinition, SkillVersion
+from app.skills.service import record
 from app.spaces.models import SYSTEM_SPACE_ID
 from app.tools import repository as tools_repository
 from app.tools.models import ToolDefinition
@@ -74,9 +75,24 @@ async def load_builtin_catalog(session: AsyncSession) -> None:
                     created_by="quiver",
                 )
             )
+            await skills_repository.add_event(
+                session, record(skill.skill_id, "CREATED", "PRODUCTION", "quiver", to_version=declared["version"])
+            )
         elif await skills_repository.get_version(session, skill.skill_id, declared["version"]) is None:
             # A new release of the platform ships a new version of the builtin skill.
+            previous = skill.version
             await skills_repository.retire_channel(session, skill.skill_id, "PRODUCTION")
+            await skills_repository.add_event(
+                session,
+                record(
+                    skill.skill_id,
+                    "PUBLISHED",
+                    "PRODUCTION",
+                    "quiver",
+                    from_version=previous,
+                    to_version=declared["version"],
+                ),
+            )
             session.add(
                 SkillVersion(
                     skill_id=skill.skill_id,

@@ -5,11 +5,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, delete, func, insert, select, text, update
+from sqlalchemy import (
+    Integer,
+    LargeBinary,
+    Select,
+    String,
+    Text,
+    bindparam,
+    column,
+    delete,
+    func,
+    insert,
+    literal_column,
+    select,
+    table,
+    text,
+    update,
+)
+from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.db import JsonType, UtcDateTime
 from app.knowledge.models import FTS_TABLE, SEARCH_VECTOR_COLUMN, Chunk, Document, KnowledgeBase
 from app.pagination import Page, PageRequest, count, fetch_page
 
@@ -115,33 +133,43 @@ async def delete_chunks(session: AsyncSession, document_id: str) -> None:
     await session.execute(delete(Chunk).where(Chunk.document_id == document_id))
 
 
-async def insert_chunks(session: AsyncSession, rows: list[dict[str, Any]], index_texts: list[str]) -> list[int]:
-    """Insert chunks and their lexical index entries; returns the new chunk ids in row order."""
+# The chunk table as PostgreSQL has it, tsvector included: for inserts only, outside the
+# ORM metadata (Alembic must not see the column, see models.SEARCH_VECTOR_COLUMN).
+_POSTGRES_CHUNK = table(
+    "chunk",
+    column("document_id", String),
+    column("knowledge_base_id", String),
+    column("position", Integer),
+    column("heading_path", JsonType),
+    column("text", Text),
+    column("embedding", LargeBinary),
+    column("embedding_model", String),
+    column("created_at", UtcDateTime),
+    column(SEARCH_VECTOR_COLUMN, TSVECTOR),
+)
+
+
+async def insert_chunks(session: AsyncSession, rows: list[dict[str, Any]], index_texts: list[str]) -> None:
+    """Insert chunks with their lexical index entries (``index_texts``, one per row)."""
     if not rows:
-        return []
-    ids = list(
-        (
-            await session.scalars(insert(Chunk).returning(Chunk.id, sort_by_parameter_order=True), rows)
-        ).all()
-    )
+        return
     dialect = _dialect(session)
     if dialect == "sqlite":
+        ids = (await session.scalars(insert(Chunk).returning(Chunk.id, sort_by_parameter_order=True), rows)).all()
         await session.execute(
             text(f"INSERT INTO {FTS_TABLE} (rowid, body) VALUES (:id, :body)"),
             [{"id": chunk_id, "body": body} for chunk_id, body in zip(ids, index_texts, strict=True)],
         )
     elif dialect == "postgresql":
+        # The tsvector goes in with the row: one heap tuple and one round of index updates.
+        statement = insert(_POSTGRES_CHUNK).values(
+            {SEARCH_VECTOR_COLUMN: func.to_tsvector(literal_column("'simple'"), bindparam("index_text"))}
+        )
         await session.execute(
-            text(
-                f"UPDATE chunk SET {SEARCH_VECTOR_COLUMN} = to_tsvector('simple', v.body) "
-                "FROM unnest(CAST(:ids AS bigint[]), CAST(:bodies AS text[])) AS v(id, body) "
-                "WHERE chunk.id = v.id"
-            ),
-            {"ids": ids, "bodies": index_texts},
+            statement, [{**row, "index_text": body} for row, body in zip(rows, index_texts, strict=True)]
         )
     else:
         raise NotImplementedError(f"no lexical index for {dialect}")
-    return ids
 
 
 async def bump_content_version(session: AsyncSession, kb_id: str) -> None:

@@ -210,7 +210,8 @@ class AgentRuntime:
             prompt = await self.prompt_builder.build(
                 agent,
                 request.message,
-                session_id=request.session_id,
+                # A run without a conversation is its own canary bucket.
+                session_id=request.session_id or run.id,
                 user_profile=request.user_profile,
                 force_channel=request.force_channel,
             )

@@ -29,7 +29,8 @@ class RoutedSkillProvider:
         for routed in routing.chosen:
             skill = routed.skill
             reason = f"{skill.reason}; {routed.reason}" if routing.is_routed else skill.reason
-            selection.sections.append(SkillSection(skill.skill_id, skill.version, skill.channel, skill.prompt, reason))
+            channel = "PINNED" if skill.is_pinned else skill.channel
+            selection.sections.append(SkillSection(skill.skill_id, skill.version, channel, skill.prompt, reason))
         if routing.is_routed:
             chosen = ", ".join(f"{routed.skill.skill_id} ({routed.reason})" for routed in routing.chosen) or "none"
             selection.notes.append(

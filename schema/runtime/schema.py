@@ -11,6 +11,7 @@ from strawberry.scalars import JSON
 
 from app.agents.service import get_agent_for
 from app.errors import DomainError
+from app.events.bus import SubscriberOverflowError
 from app.runtime import repository as runs_repository
 from app.runtime.service import InvokeRequest, run_topic
 from schema.agents.types import AgentRun
@@ -159,34 +160,40 @@ class RuntimeSubscription:
         run = await current()
         if run is None:
             raise ClientError(f"Run {str(run_id)!r} not found.", "NOT_FOUND")
-        async with bus.subscribe(run_topic(str(run_id))) as subscription:
-            # Subscribed first, then checked: a run that finished meanwhile is not missed.
-            run = await current()
-            if run is not None and run.finished_at is not None:
-                yield AgentRunEvent(kind=FINISHED, run=run, tool_call=None, delta=None, at=run.finished_at)
-                return
-            if run is not None:
-                # The run id is only known once the run has started: replay STARTED for the subscriber.
-                yield AgentRunEvent(kind=STARTED, run=run, tool_call=None, delta=None, at=run.started_at)
-            async for event in subscription:
-                if event["kind"] == STARTED:
-                    continue
-                info.context.renew_loaders()
+        try:
+            async with bus.subscribe(run_topic(str(run_id))) as subscription:
+                # Subscribed first, then checked: a run that finished meanwhile is not missed.
                 run = await current()
-                if run is None:
+                if run is not None and run.finished_at is not None:
+                    yield AgentRunEvent(kind=FINISHED, run=run, tool_call=None, delta=None, at=run.finished_at)
                     return
-                tool_call = None
-                if event.get("call_id"):
-                    row = await info.context.loaders.tool_call_by_id.load(event["call_id"])
-                    tool_call = ToolCall.from_row(row) if row else None
-                yield AgentRunEvent(
-                    kind=event["kind"],
-                    run=run,
-                    tool_call=tool_call,
-                    delta=event.get("delta"),
-                    at=datetime.fromisoformat(event["at"]),
-                    tool_id=event.get("tool_id"),
-                    step=event.get("step"),
-                )
-                if event["kind"] == FINISHED:
-                    return
+                if run is not None:
+                    # The run id is only known once the run has started: replay STARTED for the subscriber.
+                    yield AgentRunEvent(kind=STARTED, run=run, tool_call=None, delta=None, at=run.started_at)
+                async for event in subscription:
+                    if event["kind"] == STARTED:
+                        continue
+                    info.context.renew_loaders()
+                    run = await current()
+                    if run is None:
+                        return
+                    tool_call = None
+                    if event.get("call_id"):
+                        row = await info.context.loaders.tool_call_by_id.load(event["call_id"])
+                        tool_call = ToolCall.from_row(row) if row else None
+                    yield AgentRunEvent(
+                        kind=event["kind"],
+                        run=run,
+                        tool_call=tool_call,
+                        delta=event.get("delta"),
+                        at=datetime.fromisoformat(event["at"]),
+                        tool_id=event.get("tool_id"),
+                        step=event.get("step"),
+                    )
+                    if event["kind"] == FINISHED:
+                        return
+        except SubscriberOverflowError:
+            raise ClientError(
+                "Subscriber too slow: events were dropped. Read the run with agentRun and subscribe again.",
+                "SUBSCRIBER_OVERFLOW",
+            ) from None

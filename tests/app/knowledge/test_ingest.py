@@ -153,7 +153,7 @@ class TestAllOrNothing:
         kb = await make_kb(session_factory, space.id)
         original = repository.insert_chunks
 
-        async def insert_then_fail(session: AsyncSession, rows: list[dict[str, Any]], texts: list[str]) -> list[int]:
+        async def insert_then_fail(session: AsyncSession, rows: list[dict[str, Any]], texts: list[str]) -> None:
             await original(session, rows, texts)
             raise RuntimeError("disk full")
 

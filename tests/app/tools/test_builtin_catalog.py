@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.catalog.loader import load_builtin_catalog
 from app.crypto import SecretBox
 from app.principal import SYSTEM_PRINCIPAL
-from app.skills.models import SkillDefinition, SkillVersion
+from app.skills.models import SkillChannelEvent, SkillDefinition, SkillVersion
 from app.spaces.models import SYSTEM_SPACE_ID
 from app.tools import repository, service
 from app.tools.models import ToolDefinition, ToolSpaceBinding
@@ -136,7 +136,7 @@ class TestLoadingIsIdempotent:
     async def test_loading_into_an_empty_catalog_recreates_it(self, session_factory: SessionFactory) -> None:
         before = await snapshot(session_factory)
         async with session_factory() as session, session.begin():
-            for model in (ToolSpaceBinding, SkillVersion, ToolDefinition, SkillDefinition):
+            for model in (ToolSpaceBinding, SkillVersion, SkillChannelEvent, ToolDefinition, SkillDefinition):
                 await session.execute(delete(model))
 
         await load(session_factory)
@@ -251,3 +251,16 @@ class TestBuiltinSkills:
             assert len(production) == 1, skill.skill_id
             assert production[0].version == skill.version
             assert production[0].prompt == skill.prompt
+
+
+class TestBuiltinSkillHistory:
+    async def test_each_builtin_skill_starts_with_a_created_entry(self, session_factory: SessionFactory) -> None:
+        from sqlalchemy import select
+
+        async with session_factory() as session:
+            events = (await session.execute(select(SkillChannelEvent.skill_id, SkillChannelEvent.action))).all()
+            skills = (
+                await session.scalars(select(SkillDefinition.skill_id).where(SkillDefinition.type == "BUILTIN"))
+            ).all()
+        assert skills
+        assert sorted(skill_id for skill_id, action in events if action == "CREATED") == sorted(skills)
