@@ -168,7 +168,9 @@ class TestAgentWithCustomMcpAndKnowledge:
                 }
             )
             wait_for_subscribers(client, TOOL_CALLS_TOPIC)
-            invoked = invoke_over_http(client, key, agent_id, "What is the refund policy for order A-17?", run_async=False)
+            invoked = invoke_over_http(
+                client, key, agent_id, "What is the refund policy for order A-17?", run_async=False
+            )
             streamed = []
             for _ in range(3):
                 message = receive_message(ws)
