@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, delete, func, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Select, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.gateway.models import IdempotencyRecord, ToolCall
@@ -91,19 +90,6 @@ async def stats_rows(
 # ---------------------------------------------------------------- idempotency
 
 
-async def claim_idempotency_key(
-    session: AsyncSession, record: IdempotencyRecord
-) -> bool:
-    """Insert the PENDING record; False when the key already exists (someone else has it)."""
-    try:
-        async with session.begin_nested():
-            session.add(record)
-            await session.flush()
-    except IntegrityError:
-        return False
-    return True
-
-
 async def get_idempotency_record(session: AsyncSession, space_id: str, key: str) -> IdempotencyRecord | None:
     statement = select(IdempotencyRecord).where(
         IdempotencyRecord.space_id == space_id, IdempotencyRecord.key == key
@@ -146,7 +132,3 @@ async def take_over_idempotency_key(
 
 async def purge_expired_idempotency_keys(session: AsyncSession, now: datetime) -> None:
     await session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.expires_at < now))
-
-
-async def count_for_tool(session: AsyncSession, tool_id: str) -> int:
-    return int(await session.scalar(select(func.count()).where(ToolCall.tool_id == tool_id)) or 0)
