@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, delete, select, update
+from sqlalchemy import Select, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.gateway.models import IdempotencyRecord, ToolCall
@@ -67,6 +67,15 @@ async def calls_by_run_ids(session: AsyncSession, run_ids: Sequence[str]) -> dic
     for call in (await session.scalars(statement)).all():
         result.setdefault(call.run_id or "", []).append(call)
     return result
+
+
+# On the table, not the entity: a plain Core INSERT, built once.
+INSERT_CALL = insert(ToolCall.__table__)
+CALL_COLUMNS = [column.key for column in ToolCall.__table__.columns]
+
+
+async def insert_call(session: AsyncSession, call: ToolCall) -> None:
+    await session.execute(INSERT_CALL, {key: getattr(call, key) for key in CALL_COLUMNS})
 
 
 async def get_call(session: AsyncSession, call_id: str) -> ToolCall | None:

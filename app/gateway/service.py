@@ -418,7 +418,8 @@ class ToolGateway:
             finished_at=utcnow(),
         )
         async with self.session_factory() as session, session.begin():
-            session.add(call)
+            # A Core INSERT: the unit of work costs more than the write itself on this hot path.
+            await calls_repository.insert_call(session, call)
         # Only resolved tools get their own label: a caller's made-up ids must not grow the series.
         known = tool is not None and tool.type != "UNKNOWN"
         metrics.observe(

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Select, delete, exists, literal, or_, select
+from sqlalchemy import Select, String, bindparam, delete, exists, literal, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -106,17 +107,25 @@ async def is_tool_visible(
     return bool(await session.scalar(statement))
 
 
-async def tool_for_call(
-    session: AsyncSession, tool_id: str, space_id: str
-) -> tuple[bool, ToolDefinition | None, bool]:
-    """One round trip for the gateway: (space exists, the tool, ACTIVE and visible in the space)."""
+def _tool_for_call_statement() -> Select[Any]:
+    space_id, tool_id = bindparam("space_id", type_=String), bindparam("tool_id", type_=String)
     space_exists = select(Space.id).where(Space.id == space_id).exists()
-    statement = (
+    return (
         select(space_exists.label("space_exists"), ToolDefinition, tool_visible_in_space(space_id).label("visible"))
         .select_from(select(literal(1).label("one")).subquery())
         .outerjoin(ToolDefinition, ToolDefinition.tool_id == tool_id)
     )
-    row = (await session.execute(statement)).one()
+
+
+# Built once: the gateway runs it on every call, and only its parameters change.
+TOOL_FOR_CALL = _tool_for_call_statement()
+
+
+async def tool_for_call(
+    session: AsyncSession, tool_id: str, space_id: str
+) -> tuple[bool, ToolDefinition | None, bool]:
+    """One round trip for the gateway: (space exists, the tool, ACTIVE and visible in the space)."""
+    row = (await session.execute(TOOL_FOR_CALL, {"space_id": space_id, "tool_id": tool_id})).one()
     return bool(row.space_exists), row.ToolDefinition, bool(row.visible) if row.ToolDefinition else False
 
 

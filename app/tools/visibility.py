@@ -15,9 +15,10 @@ from sqlalchemy.sql.elements import ColumnElement
 from app.tools.models import McpServer, McpServerSpaceBinding, ToolDefinition, ToolSpaceBinding
 
 ACTIVE = "ACTIVE"
+SpaceId = str | ColumnElement[str]
 
 
-def _bound_to(space_id: str) -> ColumnElement[bool]:
+def _bound_to(space_id: SpaceId) -> ColumnElement[bool]:
     tool_has_rows = exists().where(ToolSpaceBinding.tool_id == ToolDefinition.tool_id)
     tool_in_space = exists().where(
         ToolSpaceBinding.tool_id == ToolDefinition.tool_id,
@@ -47,9 +48,9 @@ def _is_active() -> ColumnElement[bool]:
 
 
 def tool_visible_in_space(
-    space_id: str, *, include_inactive: bool = False
+    space_id: SpaceId, *, include_inactive: bool = False
 ) -> ColumnElement[bool]:
-    """WHERE clause over ``tool_definition``: visible in ``space_id``."""
+    """WHERE clause over ``tool_definition``: visible in ``space_id`` (a value or a bound parameter)."""
     clause = _bound_to(space_id)
     return clause if include_inactive else and_(clause, _is_active())
 
