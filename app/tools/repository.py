@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import Select, String, bindparam, delete, exists, literal, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import JsonArrayContains
@@ -164,37 +165,29 @@ async def name_taken(
     return (await session.scalar(statement.limit(1))) is not None
 
 
-async def tool_bindings(
-    session: AsyncSession, tool_ids: Sequence[str]
+async def _space_ids_by_owner(
+    session: AsyncSession, owner: InstrumentedAttribute[str], space: InstrumentedAttribute[str], ids: Sequence[str]
 ) -> dict[str, list[str]]:
+    """Bound space ids per owner id, in one ``IN (...)`` query (missing key: no rows)."""
+    result: dict[str, list[str]] = defaultdict(list)
+    if not ids:
+        return result
+    statement = select(owner, space).where(owner.in_(ids)).order_by(owner, space)
+    for owner_id, space_id in (await session.execute(statement)).all():
+        result[owner_id].append(space_id)
+    return result
+
+
+async def tool_bindings(session: AsyncSession, tool_ids: Sequence[str]) -> dict[str, list[str]]:
     """Bound space ids per tool id (missing key: no rows)."""
-    result: dict[str, list[str]] = defaultdict(list)
-    if not tool_ids:
-        return result
-    statement = (
-        select(ToolSpaceBinding.tool_id, ToolSpaceBinding.space_id)
-        .where(ToolSpaceBinding.tool_id.in_(tool_ids))
-        .order_by(ToolSpaceBinding.tool_id, ToolSpaceBinding.space_id)
-    )
-    for tool_id, space_id in (await session.execute(statement)).all():
-        result[tool_id].append(space_id)
-    return result
+    return await _space_ids_by_owner(session, ToolSpaceBinding.tool_id, ToolSpaceBinding.space_id, tool_ids)
 
 
-async def server_bindings(
-    session: AsyncSession, server_ids: Sequence[str]
-) -> dict[str, list[str]]:
-    result: dict[str, list[str]] = defaultdict(list)
-    if not server_ids:
-        return result
-    statement = (
-        select(McpServerSpaceBinding.server_id, McpServerSpaceBinding.space_id)
-        .where(McpServerSpaceBinding.server_id.in_(server_ids))
-        .order_by(McpServerSpaceBinding.server_id, McpServerSpaceBinding.space_id)
+async def server_bindings(session: AsyncSession, server_ids: Sequence[str]) -> dict[str, list[str]]:
+    """Bound space ids per MCP server id (missing key: no rows)."""
+    return await _space_ids_by_owner(
+        session, McpServerSpaceBinding.server_id, McpServerSpaceBinding.space_id, server_ids
     )
-    for server_id, space_id in (await session.execute(statement)).all():
-        result[server_id].append(space_id)
-    return result
 
 
 async def replace_tool_bindings(session: AsyncSession, tool_id: str, space_ids: Sequence[str]) -> None:
