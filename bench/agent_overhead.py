@@ -35,7 +35,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, contextmanager
@@ -47,7 +46,16 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-DEFAULT_POSTGRES_URL = os.environ.get("QUIVER_BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
+from bench.common import (  # noqa: E402 - after the repository root is on sys.path
+    DEFAULT_POSTGRES_URL,
+    free_port,
+    load_average,
+    percentile,
+    postgres_problem,
+    throwaway_database,
+    version,
+)
+
 BENCH_RATE_LIMIT = "1000000/minute"
 READY_TIMEOUT_S = 20.0
 API_KEY = "sk-bench-agent-overhead"
@@ -141,13 +149,11 @@ if len(sys.argv) == 3 and sys.argv[1] == "--serve":
     _serve(int(sys.argv[2]))
     sys.exit(0)
 
-import asyncpg  # type: ignore[import-untyped]  # noqa: E402
 import httpx  # noqa: E402
 import openai  # noqa: E402
 import sqlalchemy  # noqa: E402
 from cryptography.fernet import Fernet  # noqa: E402
 from openai import AsyncOpenAI  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
 
 from app.catalog.loader import load_builtin_catalog  # noqa: E402
 from app.config import Settings  # noqa: E402
@@ -211,13 +217,6 @@ mutation($input: CreateAgentInput!) {
 # ------------------------------------------------------------------ helpers
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 @contextmanager
 def fixture_server() -> Iterator[str]:
     """The fixture server in a subprocess; yields its base URL."""
@@ -244,29 +243,6 @@ def fixture_server() -> Iterator[str]:
         if process.poll() is None:
             process.kill()
             process.wait(timeout=10)
-
-
-def _percentile(values: Sequence[float], fraction: float) -> float:
-    ordered = sorted(values)
-    if len(ordered) == 1:
-        return ordered[0]
-    position = fraction * (len(ordered) - 1)
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
-def _load_average() -> float:
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return 0.0
-
-
-def _version(distribution: str) -> str:
-    from importlib.metadata import version
-
-    return version(distribution)
 
 
 class GraphQL:
@@ -452,14 +428,14 @@ async def measure(
             for variant in VARIANTS:
                 await converse(variant, f"w{index}")
         conversations.clear()
-        result.load_average = (_load_average(), 0.0)
+        result.load_average = (load_average(), 0.0)
         order = list(VARIANTS)
         shuffler = random.Random(seed)
         for index in range(iterations):
             shuffler.shuffle(order)
             for variant in order:
                 await converse(variant, f"m{index}")
-        load_after = _load_average()
+        load_after = load_average()
         timings = (await bare_http.get(f"{base_url}/_timings")).json()
     await services.close()
 
@@ -489,43 +465,6 @@ async def measure(
 # ------------------------------------------------------------------ databases
 
 
-def _asyncpg_dsn(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-async def _postgres_problem(admin_url: str) -> str | None:
-    try:
-        connection = await asyncpg.connect(_asyncpg_dsn(admin_url), timeout=3)
-    except (OSError, asyncpg.PostgresError, TimeoutError) as error:
-        return f"{type(error).__name__}: {error}"
-    await connection.close()
-    return None
-
-
-async def _postgres_admin(admin_url: str, statement: str) -> None:
-    connection = await asyncpg.connect(_asyncpg_dsn(admin_url))
-    try:
-        await connection.execute(statement)
-    finally:
-        await connection.close()
-
-
-@contextmanager
-def throwaway_database(backend: str, postgres_url: str) -> Iterator[str]:
-    """A fresh empty database, removed afterwards (like tests/databases.py)."""
-    if backend == "sqlite":
-        with tempfile.TemporaryDirectory(prefix="quiver-bench-") as directory:
-            yield f"sqlite+aiosqlite:///{directory}/agent_overhead.db"
-        return
-    name = f"quiver_bench_{os.getpid()}_{secrets.token_hex(3)}"
-    asyncio.run(_postgres_admin(postgres_url, f'CREATE DATABASE "{name}"'))
-    try:
-        url = make_url(postgres_url).set(drivername="postgresql+asyncpg", database=name)
-        yield url.render_as_string(hide_password=False)
-    finally:
-        asyncio.run(_postgres_admin(postgres_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
 # ------------------------------------------------------------------ report
 
 
@@ -534,8 +473,8 @@ def print_method(args: argparse.Namespace) -> None:
     print(f"  machine:    {platform.system()} {platform.machine()}, os.cpu_count()={os.cpu_count()}")
     print(
         f"  software:   Python {platform.python_version()}, SQLAlchemy {sqlalchemy.__version__}, "
-        f"strawberry-graphql {_version('strawberry-graphql')}, openai {openai.__version__}, "
-        f"httpx {httpx.__version__}, uvicorn {_version('uvicorn')}"
+        f"strawberry-graphql {version('strawberry-graphql')}, openai {openai.__version__}, "
+        f"httpx {httpx.__version__}, uvicorn {version('uvicorn')}"
     )
     print(
         "  fixture:    one loopback server in its own process (raw ASGI under uvicorn): "
@@ -580,25 +519,25 @@ def print_result(result: BackendResult) -> None:
     )
     print(header)
     print("  " + "-" * (len(header) - 2))
-    base = _percentile(totals[BARE], 0.5)
+    base = percentile(totals[BARE], 0.5)
     for variant in VARIANTS:
         values = totals[variant]
-        p50 = _percentile(values, 0.5)
+        p50 = percentile(values, 0.5)
         extra = "" if variant == BARE else f"{p50 - base:+.2f} ms"
         per_step = "" if variant == BARE else f"{(p50 - base) / STEPS:+.2f} ms"
         ratio = "" if variant == BARE else f"{p50 / base:.2f}x"
         print(
-            f"  {variant:<12} {p50:>8.2f} {_percentile(values, 0.95):>8.2f} {statistics.fmean(values):>8.2f}"
+            f"  {variant:<12} {p50:>8.2f} {percentile(values, 0.95):>8.2f} {statistics.fmean(values):>8.2f}"
             f"   {extra:>10}   {per_step:>10}   {ratio:>6}"
         )
     print("  per segment, p50 ms (overhead over bare):")
     print(f"    {'segment':<26}" + "".join(f" {variant:>20}" for variant in VARIANTS))
     rows = [(name, result.segments) for name in SEGMENTS[:-1]] + [(name, result.splits) for name in SPLITS]
     for name, table in rows:
-        bare_p50 = _percentile(table[BARE][name], 0.5)
+        bare_p50 = percentile(table[BARE][name], 0.5)
         cells = []
         for variant in VARIANTS:
-            p50 = _percentile(table[variant][name], 0.5)
+            p50 = percentile(table[variant][name], 0.5)
             cells.append(f"{p50:8.2f}" + ("" if variant == BARE else f" ({p50 - bare_p50:+7.2f})"))
         label = name if name not in SPLITS else f"{name} (steps 1-2)"
         print(f"    {label:<26}" + "".join(f" {cell:>20}" for cell in cells))
@@ -645,11 +584,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     with fixture_server() as base_url:
         for backend in args.backend_list:
             if backend == "postgresql":
-                problem = asyncio.run(_postgres_problem(args.postgres_url))
+                problem = asyncio.run(postgres_problem(args.postgres_url))
                 if problem is not None:
                     print(f"== postgresql: skipped, {args.postgres_url} is unreachable ({problem})\n")
                     continue
-            with throwaway_database(backend, args.postgres_url) as url:
+            with throwaway_database(backend, args.postgres_url, "agent_overhead") as url:
                 migrate_started = time.perf_counter()
                 upgrade(url)
                 migrate_s = time.perf_counter() - migrate_started

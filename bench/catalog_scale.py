@@ -27,14 +27,12 @@ import dataclasses
 import os
 import platform
 import random
-import secrets
 import statistics
 import sys
-import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,13 +43,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import asyncpg  # type: ignore[import-untyped]  # noqa: E402
 import httpx  # noqa: E402
 import sqlalchemy  # noqa: E402
 from cryptography.fernet import Fernet  # noqa: E402
 from fastapi import FastAPI  # noqa: E402
 from sqlalchemy import event, insert, text  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.ext.asyncio import (  # noqa: E402
     AsyncConnection,
     AsyncEngine,
@@ -70,11 +66,16 @@ from app.pagination import PageRequest  # noqa: E402
 from app.principal import Role  # noqa: E402
 from app.spaces import service as spaces_service  # noqa: E402
 from app.tools import repository as tools_repository  # noqa: E402
+from bench.common import (  # noqa: E402 - after the repository root is on sys.path
+    DEFAULT_POSTGRES_URL,
+    load_average,
+    percentile,
+    postgres_problem,
+    throwaway_database,
+    version,
+)
 from schema.loaders import Loaders, build_loaders  # noqa: E402
 
-DEFAULT_POSTGRES_URL = os.environ.get(
-    "QUIVER_BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
-)
 PAGE_SIZE = 100
 BATCH_ROWS = 1_000
 MAX_SPACES_PER_TOOL = 5
@@ -348,16 +349,6 @@ class Samples:
     statements: list[int] = field(default_factory=list)
 
 
-def _percentile(values: Sequence[float], fraction: float) -> float:
-    ordered = sorted(values)
-    if len(ordered) == 1:
-        return ordered[0]
-    position = fraction * (len(ordered) - 1)
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
 def unbatched_loaders_for(
     target: async_sessionmaker[AsyncSession],
     original: Callable[[async_sessionmaker[AsyncSession]], Loaders],
@@ -466,7 +457,7 @@ async def measure(
         print(f"  note: {target} sees only {visible} tools; the page is not full")
 
     admin_key = await _admin_key(app)
-    load_before = _load_average()
+    load_before = load_average()
     # (a): a second app on the same database; only its contexts get unbatched loaders.
     app_unbatched = create_app(_settings(database_url))
     counters = {
@@ -555,7 +546,7 @@ async def measure(
     return BackendResult(
         backend=backend,
         migrate_s=migrate_s,
-        load_average=(load_before, _load_average()),
+        load_average=(load_before, load_average()),
         seed_s=seed_s,
         target_space=target,
         visible=visible,
@@ -565,43 +556,6 @@ async def measure(
 
 
 # ------------------------------------------------------------------ databases
-
-
-def _asyncpg_dsn(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-async def _postgres_problem(admin_url: str) -> str | None:
-    try:
-        connection = await asyncpg.connect(_asyncpg_dsn(admin_url), timeout=3)
-    except (OSError, asyncpg.PostgresError, TimeoutError) as error:
-        return f"{type(error).__name__}: {error}"
-    await connection.close()
-    return None
-
-
-async def _postgres_admin(admin_url: str, statement: str) -> None:
-    connection = await asyncpg.connect(_asyncpg_dsn(admin_url))
-    try:
-        await connection.execute(statement)
-    finally:
-        await connection.close()
-
-
-@contextmanager
-def throwaway_database(backend: str, postgres_url: str) -> Iterator[str]:
-    """A fresh empty database, removed afterwards (like tests/databases.py)."""
-    if backend == "sqlite":
-        with tempfile.TemporaryDirectory(prefix="quiver-bench-") as directory:
-            yield f"sqlite+aiosqlite:///{directory}/catalog_scale.db"
-        return
-    name = f"quiver_bench_{os.getpid()}_{secrets.token_hex(3)}"
-    asyncio.run(_postgres_admin(postgres_url, f'CREATE DATABASE "{name}"'))
-    try:
-        url = make_url(postgres_url).set(drivername="postgresql+asyncpg", database=name)
-        yield url.render_as_string(hide_password=False)
-    finally:
-        asyncio.run(_postgres_admin(postgres_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 # ------------------------------------------------------------------ report
@@ -614,7 +568,7 @@ def print_method(scale: Scale, args: argparse.Namespace) -> None:
     )
     print(
         f"  software:   Python {platform.python_version()}, SQLAlchemy {sqlalchemy.__version__}, "
-        f"strawberry-graphql {_version('strawberry-graphql')}, httpx {httpx.__version__}"
+        f"strawberry-graphql {version('strawberry-graphql')}, httpx {httpx.__version__}"
     )
     print(f"  data:       {scale.describe()}; random seed {args.seed}")
     print(
@@ -642,20 +596,6 @@ def print_method(scale: Scale, args: argparse.Namespace) -> None:
     print()
 
 
-def _load_average() -> float:
-    """1-minute load average (0.0 where the OS does not report it)."""
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return 0.0
-
-
-def _version(distribution: str) -> str:
-    from importlib.metadata import version
-
-    return version(distribution)
-
-
 def _statements(values: Sequence[int]) -> str:
     median = statistics.median(values)
     low, high = min(values), max(values)
@@ -679,10 +619,10 @@ def print_result(result: BackendResult) -> None:
     statements: dict[str, float] = {}
     for name in VARIANTS:
         samples = result.samples[name]
-        p50[name] = _percentile(samples.latencies_ms, 0.50)
+        p50[name] = percentile(samples.latencies_ms, 0.50)
         statements[name] = statistics.median(samples.statements)
         print(
-            f"  {name:<20} {p50[name]:>9.2f} {_percentile(samples.latencies_ms, 0.95):>9.2f} "
+            f"  {name:<20} {p50[name]:>9.2f} {percentile(samples.latencies_ms, 0.95):>9.2f} "
             f"{statistics.fmean(samples.latencies_ms):>9.2f}   {_statements(samples.statements)}"
         )
     print("  ratios:")
@@ -748,11 +688,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     for backend in args.backend_list:
         if backend == "postgresql":
-            problem = asyncio.run(_postgres_problem(args.postgres_url))
+            problem = asyncio.run(postgres_problem(args.postgres_url))
             if problem is not None:
                 print(f"== postgresql: skipped, {args.postgres_url} is unreachable ({problem})\n")
                 continue
-        with throwaway_database(backend, args.postgres_url) as url:
+        with throwaway_database(backend, args.postgres_url, "catalog_scale") as url:
             migrate_started = time.perf_counter()
             upgrade(url)
             migrate_s = time.perf_counter() - migrate_started

@@ -46,7 +46,16 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-DEFAULT_POSTGRES_URL = os.environ.get("QUIVER_BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
+from bench.common import (  # noqa: E402 - after the repository root is on sys.path
+    DEFAULT_POSTGRES_URL,
+    free_port,
+    load_average,
+    percentile,
+    postgres_problem,
+    throwaway_database,
+    version,
+)
+
 #: High enough that the measured calls never meet the default quota (600/minute per
 #: space and tool); the limiter still runs on every call.
 BENCH_RATE_LIMIT = "1000000/minute"
@@ -97,7 +106,6 @@ if len(sys.argv) == 3 and sys.argv[1] == "--serve-tool":
     serve_tool(int(sys.argv[2]))
     sys.exit(0)
 
-import asyncpg  # type: ignore[import-untyped]  # noqa: E402
 import httpx  # noqa: E402
 import mcp_types  # noqa: E402
 import sqlalchemy  # noqa: E402
@@ -105,7 +113,6 @@ from cryptography.fernet import Fernet  # noqa: E402
 from mcp import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
 
 from app.catalog.loader import load_builtin_catalog  # noqa: E402
 from app.config import Settings  # noqa: E402
@@ -161,13 +168,6 @@ ARGUMENTS = {"message": "hello from the gateway benchmark"}
 
 
 # ------------------------------------------------------------------ helper processes
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def wait_for_port(port: int, process: subprocess.Popen[bytes], name: str) -> None:
@@ -229,16 +229,6 @@ def loopback_servers(directory: Path) -> Iterator[Servers]:
 
 
 # ------------------------------------------------------------------ measuring
-
-
-def _percentile(values: Sequence[float], fraction: float) -> float:
-    ordered = sorted(values)
-    if len(ordered) == 1:
-        return ordered[0]
-    position = fraction * (len(ordered) - 1)
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 @dataclass
@@ -349,7 +339,7 @@ async def measure(
     services.gateway.executors["MCP"] = mcp_executor
 
     samples: dict[tuple[str, str], list[float]] = {variant: [] for variant in VARIANTS}
-    load_before = _load_average()
+    load_before = load_average()
     async with AsyncExitStack() as stack:
         client = await stack.enter_async_context(
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench")
@@ -504,7 +494,7 @@ async def measure(
         async with services.session_factory() as session:
             rows_after = await session.scalar(select(func.count()).select_from(ToolCall))
         mcp_connects = pool.connect_count(server_id)
-    load_after = _load_average()
+    load_after = load_average()
     await services.close()
     handler.flush()
     logging.getLogger().handlers[:] = []
@@ -527,56 +517,7 @@ async def measure(
 # ------------------------------------------------------------------ databases
 
 
-def _asyncpg_dsn(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-async def _postgres_problem(admin_url: str) -> str | None:
-    try:
-        connection = await asyncpg.connect(_asyncpg_dsn(admin_url), timeout=3)
-    except (OSError, asyncpg.PostgresError, TimeoutError) as error:
-        return f"{type(error).__name__}: {error}"
-    await connection.close()
-    return None
-
-
-async def _postgres_admin(admin_url: str, statement: str) -> None:
-    connection = await asyncpg.connect(_asyncpg_dsn(admin_url))
-    try:
-        await connection.execute(statement)
-    finally:
-        await connection.close()
-
-
-@contextmanager
-def throwaway_database(backend: str, postgres_url: str, directory: Path) -> Iterator[str]:
-    """A fresh empty database, removed afterwards (like tests/databases.py)."""
-    if backend == "sqlite":
-        yield f"sqlite+aiosqlite:///{directory}/gateway_overhead-{secrets.token_hex(3)}.db"
-        return
-    name = f"quiver_bench_{os.getpid()}_{secrets.token_hex(3)}"
-    asyncio.run(_postgres_admin(postgres_url, f'CREATE DATABASE "{name}"'))
-    try:
-        url = make_url(postgres_url).set(drivername="postgresql+asyncpg", database=name)
-        yield url.render_as_string(hide_password=False)
-    finally:
-        asyncio.run(_postgres_admin(postgres_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
 # ------------------------------------------------------------------ report
-
-
-def _load_average() -> float:
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return 0.0
-
-
-def _version(distribution: str) -> str:
-    from importlib.metadata import version
-
-    return version(distribution)
 
 
 def print_method(args: argparse.Namespace) -> None:
@@ -584,8 +525,8 @@ def print_method(args: argparse.Namespace) -> None:
     print(f"  machine:    {platform.system()} {platform.machine()}, os.cpu_count()={os.cpu_count()}")
     print(
         f"  software:   Python {platform.python_version()}, SQLAlchemy {sqlalchemy.__version__}, "
-        f"strawberry-graphql {_version('strawberry-graphql')}, httpx {httpx.__version__}, "
-        f"mcp {_version('mcp')}, uvicorn {_version('uvicorn')}"
+        f"strawberry-graphql {version('strawberry-graphql')}, httpx {httpx.__version__}, "
+        f"mcp {version('mcp')}, uvicorn {version('uvicorn')}"
     )
     print(
         "  servers:    CUSTOM endpoint = raw ASGI JSON echo under uvicorn, its own process; "
@@ -640,14 +581,14 @@ def print_result(result: BackendResult) -> None:
     print("  " + "-" * (len(header) - 2))
     p50: dict[tuple[str, str], float] = {}
     for kind in KINDS:
-        base = _percentile(result.samples[(kind, DIRECT)], 0.5)
+        base = percentile(result.samples[(kind, DIRECT)], 0.5)
         for layer in LAYERS[kind]:
             values = result.samples[(kind, layer)]
-            p50[(kind, layer)] = value = _percentile(values, 0.5)
+            p50[(kind, layer)] = value = percentile(values, 0.5)
             overhead_cell = "" if layer == DIRECT else f"{value - base:+.2f} ms"
             ratio_cell = "" if layer == DIRECT else f"{value / base:.2f}x"
             print(
-                f"  {kind:<8} {layer:<11} {value:>8.2f} {_percentile(values, 0.95):>8.2f} "
+                f"  {kind:<8} {layer:<11} {value:>8.2f} {percentile(values, 0.95):>8.2f} "
                 f"{statistics.fmean(values):>8.2f}   {overhead_cell:>12}   {ratio_cell:>9}"
             )
     print("  goals:")
@@ -713,11 +654,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with loopback_servers(directory) as servers:
             for backend in args.backend_list:
                 if backend == "postgresql":
-                    problem = asyncio.run(_postgres_problem(args.postgres_url))
+                    problem = asyncio.run(postgres_problem(args.postgres_url))
                     if problem is not None:
                         print(f"== postgresql: skipped, {args.postgres_url} is unreachable ({problem})\n")
                         continue
-                with throwaway_database(backend, args.postgres_url, directory) as url:
+                with throwaway_database(backend, args.postgres_url, "gateway_overhead", directory) as url:
                     migrate_started = time.perf_counter()
                     upgrade(url)
                     migrate_s = time.perf_counter() - migrate_started

@@ -25,7 +25,6 @@ import os
 import platform
 import random
 import secrets
-import socket
 import subprocess
 import sys
 import tempfile
@@ -45,6 +44,13 @@ import redis.asyncio as redis  # noqa: E402
 import websockets  # noqa: E402
 from cryptography.fernet import Fernet  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+
+from bench.common import (  # noqa: E402 - after the repository root is on sys.path
+    free_port,
+    load_average,
+    percentile,
+    version,
+)
 
 DEFAULT_REDIS_URL = os.environ.get("QUIVER_BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
 BENCH_RATE_LIMIT = "1000000/minute"
@@ -68,13 +74,6 @@ CREATE_SPACE = (
 
 
 # ------------------------------------------------------------------ the servers
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 @dataclass
@@ -424,35 +423,12 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> list[BusResult
 # ------------------------------------------------------------------ report
 
 
-def _percentile(values: Sequence[float], fraction: float) -> float:
-    ordered = sorted(values)
-    if len(ordered) == 1:
-        return ordered[0]
-    position = fraction * (len(ordered) - 1)
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
-def _load_average() -> float:
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return 0.0
-
-
-def _version(distribution: str) -> str:
-    from importlib.metadata import version
-
-    return version(distribution)
-
-
 def print_method(args: argparse.Namespace) -> None:
     print("Quiver subscription_fanout benchmark")
     print(f"  machine:     {platform.system()} {platform.machine()}, os.cpu_count()={os.cpu_count()}")
     print(
-        f"  software:    Python {platform.python_version()}, strawberry-graphql {_version('strawberry-graphql')}, "
-        f"uvicorn {_version('uvicorn')}, websockets {_version('websockets')}, redis-py {_version('redis')}"
+        f"  software:    Python {platform.python_version()}, strawberry-graphql {version('strawberry-graphql')}, "
+        f"uvicorn {version('uvicorn')}, websockets {version('websockets')}, redis-py {version('redis')}"
     )
     print(
         "  servers:     `quiver serve` subprocesses (uvicorn as the CLI runs it, JSON logs at INFO to a "
@@ -462,7 +438,7 @@ def print_method(args: argparse.Namespace) -> None:
     )
     print(
         f"  subscribers: {args.subscribers} per server, all in this process (asyncio, websockets "
-        f"{_version('websockets')}, compression={args.compression}), graphql-transport-ws, an ADMIN "
+        f"{version('websockets')}, compression={args.compression}), graphql-transport-ws, an ADMIN "
         "key in connection_init, each subscribed to: " + SUBSCRIPTION
     )
     print(
@@ -501,11 +477,11 @@ def print_results(results: list[BusResult], load: tuple[float, float]) -> None:
             continue
         expected = len(result.calls) * result.subscribers
         print(
-            f"  {result.bus:<11} {_percentile(result.latencies_ms, 0.5):>8.2f} "
-            f"{_percentile(result.latencies_ms, 0.99):>8.2f} {max(result.latencies_ms):>8.2f}   "
-            f"{_percentile(result.first_ms, 0.5):>9.2f} {_percentile(result.last_ms, 0.5):>9.2f} "
-            f"{_percentile(result.last_ms, 0.99):>9.2f}   "
-            f"{_percentile([call.round_trip_ms for call in result.calls], 0.5):>14.2f}   "
+            f"  {result.bus:<11} {percentile(result.latencies_ms, 0.5):>8.2f} "
+            f"{percentile(result.latencies_ms, 0.99):>8.2f} {max(result.latencies_ms):>8.2f}   "
+            f"{percentile(result.first_ms, 0.5):>9.2f} {percentile(result.last_ms, 0.5):>9.2f} "
+            f"{percentile(result.last_ms, 0.99):>9.2f}   "
+            f"{percentile([call.round_trip_ms for call in result.calls], 0.5):>14.2f}   "
             f"{len(result.latencies_ms)}/{expected}"
         )
     by_bus = {result.bus: result for result in results}
@@ -513,12 +489,12 @@ def print_results(results: list[BusResult], load: tuple[float, float]) -> None:
         local, remote = by_bus[IN_PROCESS], by_bus[REDIS]
         print(
             "  redis / in-process:  p50 "
-            f"{_percentile(remote.latencies_ms, 0.5) / _percentile(local.latencies_ms, 0.5):.2f}x, p99 "
-            f"{_percentile(remote.latencies_ms, 0.99) / _percentile(local.latencies_ms, 0.99):.2f}x, "
+            f"{percentile(remote.latencies_ms, 0.5) / percentile(local.latencies_ms, 0.5):.2f}x, p99 "
+            f"{percentile(remote.latencies_ms, 0.99) / percentile(local.latencies_ms, 0.99):.2f}x, "
             "slowest subscriber p50 "
-            f"{_percentile(remote.last_ms, 0.5) / _percentile(local.last_ms, 0.5):.2f}x; "
+            f"{percentile(remote.last_ms, 0.5) / percentile(local.last_ms, 0.5):.2f}x; "
             "redis - in-process p50 "
-            f"{_percentile(remote.latencies_ms, 0.5) - _percentile(local.latencies_ms, 0.5):+.2f} ms"
+            f"{percentile(remote.latencies_ms, 0.5) - percentile(local.latencies_ms, 0.5):+.2f} ms"
         )
     for result in results:
         notes = [
@@ -598,9 +574,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         tempfile.TemporaryDirectory(prefix="quiver-bench-") as name,
         running_servers(buses, Path(name), args.redis_url) as servers,
     ):
-        load_before = _load_average()
+        load_before = load_average()
         results = asyncio.run(run(args, servers))
-        load_after = _load_average()
+        load_after = load_average()
         print()
         print_results(results, (load_before, load_after))
     print(f"total run time: {time.perf_counter() - started:.1f} s")
