@@ -179,7 +179,8 @@ class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
         if principal is None:
             raise ConnectionRejectionError({"message": "Invalid or missing API key."})
         context.viewer = principal
-        return UNSET
+        acknowledged: UnsetType = UNSET  # connection_ack without a payload
+        return acknowledged
 
 
 async def prepare_database(services: Services) -> str | None:

@@ -70,7 +70,7 @@ async def calls_by_run_ids(session: AsyncSession, run_ids: Sequence[str]) -> dic
 
 
 # On the table, not the entity: a plain Core INSERT, built once.
-INSERT_CALL = insert(ToolCall.__table__)
+INSERT_CALL = insert(ToolCall.__table__)  # type: ignore[arg-type]  # __table__ is typed as FromClause
 CALL_COLUMNS = [column.key for column in ToolCall.__table__.columns]
 
 

@@ -241,7 +241,7 @@ class ToolGateway:
         executor = self.executors.get(tool.type)
         if executor is None:
             raise ToolFailure(INTERNAL_ERROR, "No executor for this kind of tool.", tool.type)
-        timeout_s = min(tool.timeout_ms / 1000, _cap(executor, tool))
+        timeout_s = min(tool.timeout_ms / 1000, executor.cap_for(tool.tool_id))
         max_attempts = 1
         if tool.type != "MCP" and (tool.side_effect == "READ" or request.idempotency_key):
             max_attempts += max(tool.max_retries, 0)
@@ -341,7 +341,7 @@ class ToolGateway:
     ) -> tuple[Any, ToolFailure | None, int] | None:
         """The stored outcome of the key's first call; None when the key is free again."""
         executor = self.executors.get(tool.type)
-        cap = _cap(executor, tool) if executor else 15.0
+        cap = executor.cap_for(tool.tool_id) if executor else 15.0
         # The owner may retry: wait for as long as its attempts can take, then take over.
         stale_after = timedelta(seconds=(cap + EXECUTOR_GRACE_S) * (1 + max(tool.max_retries, 0)) + 5)
         while True:
@@ -452,12 +452,6 @@ class ToolGateway:
             call_id=call.id,
             attempts=attempts,
         )
-
-
-def _cap(executor: Executor, tool: ToolDefinition) -> float:
-    """The kind's cap, or the executor's own cap for this tool when it declares one."""
-    cap_for = getattr(executor, "cap_for", None)
-    return float(cap_for(tool.tool_id)) if cap_for is not None else executor.cap_seconds
 
 
 def _not_available(tool_id: str) -> ToolFailure:

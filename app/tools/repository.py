@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import Select, String, bindparam, delete, exists, literal, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -108,7 +107,7 @@ async def is_tool_visible(
     return bool(await session.scalar(statement))
 
 
-def _tool_for_call_statement() -> Select[Any]:
+def _tool_for_call_statement() -> Select[bool, ToolDefinition, bool]:
     space_id, tool_id = bindparam("space_id", type_=String), bindparam("tool_id", type_=String)
     space_exists = select(Space.id).where(Space.id == space_id).exists()
     return (

@@ -32,6 +32,20 @@ class Executor(Protocol):
     #: Error code when an attempt runs out of time.
     timeout_code: str
 
+    def cap_for(self, tool_id: str) -> float:
+        """The cap for one tool: ``cap_seconds`` unless the executor knows better."""
+        ...
+
     async def execute(self, invocation: Invocation) -> Any:
         """Return the tool's data, or raise ToolFailure."""
         ...
+
+
+class CappedExecutor:
+    """The usual executor: one cap for every tool of its kind."""
+
+    cap_seconds: float
+    timeout_code: str
+
+    def cap_for(self, tool_id: str) -> float:
+        return self.cap_seconds

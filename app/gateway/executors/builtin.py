@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from simpleeval import InvalidExpression, NumberTooHigh, SimpleEval
 
 from app.gateway.envelope import INTERNAL_ERROR, PARAM_INVALID, TIMEOUT, TOOL_NOT_AVAILABLE, ToolFailure
-from app.gateway.executors.base import Invocation
+from app.gateway.executors.base import CappedExecutor, Invocation
 
 BuiltinFunction = Callable[[Invocation], Awaitable[Any]]
 
@@ -155,7 +155,7 @@ async def not_yet_available(invocation: Invocation) -> Any:
     )
 
 
-class BuiltinExecutor:
+class BuiltinExecutor(CappedExecutor):
     cap_seconds = 5.0
     timeout_code = TIMEOUT
 

@@ -25,7 +25,7 @@ from app.gateway.envelope import (
     RESPONSE_TOO_LARGE,
     ToolFailure,
 )
-from app.gateway.executors.base import Invocation
+from app.gateway.executors.base import CappedExecutor, Invocation
 
 MAX_RESPONSE_BYTES = 1024 * 1024
 TOKEN_EXPIRY_MARGIN_S = 30.0
@@ -89,7 +89,7 @@ class OAuthTokenCache:
             return value
 
 
-class HttpExecutor:
+class HttpExecutor(CappedExecutor):
     cap_seconds = 10.0
     timeout_code = EXTERNAL_API_TIMEOUT
 

@@ -55,7 +55,7 @@ from app.gateway.envelope import (
     TOOL_NOT_AVAILABLE,
     ToolFailure,
 )
-from app.gateway.executors.base import Invocation
+from app.gateway.executors.base import CappedExecutor, Invocation
 from app.tools import repository
 from app.tools.models import McpServer, ToolDefinition
 
@@ -628,7 +628,7 @@ def call_failure(error: McpCallError) -> ToolFailure:
     return ToolFailure(code, message, error.detail)
 
 
-class McpExecutor:
+class McpExecutor(CappedExecutor):
     cap_seconds = 15.0
     timeout_code = EXTERNAL_API_TIMEOUT
 
