@@ -30,9 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-import socket
 import threading
-import time
 from collections import defaultdict
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -40,11 +38,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.support.threaded_server import serve_in_thread
 
 # Credentials the server accepts; tests configure tools with them.
 API_KEY_SECRET = "sk-apikey-4f1c2b9e7d0a4c55"
@@ -271,40 +270,7 @@ class ToolServer:
 @contextmanager
 def running_tool_server(host: str = "127.0.0.1", *, start_timeout_s: float = 10.0) -> Iterator[ToolServer]:
     """Serve the tool app on ``host`` and a free port until the block ends."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind((host, 0))
-    port = listener.getsockname()[1]
-    config = uvicorn.Config(
-        build_app(ServerState()),
-        log_config=None,
-        access_log=False,
-        lifespan="off",
-        loop="asyncio",
-        timeout_graceful_shutdown=1,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    try:
-        _wait_until_ready(server, thread, f"http://{host}:{port}/_state", start_timeout_s)
+    with serve_in_thread(
+        build_app(ServerState()), "/_state", name="tool server", host=host, start_timeout_s=start_timeout_s
+    ) as port:
         yield ToolServer(host, port)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        listener.close()
-
-
-def _wait_until_ready(server: uvicorn.Server, thread: threading.Thread, url: str, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not thread.is_alive():
-            raise RuntimeError("the tool server stopped while starting")
-        if server.started:
-            try:
-                if httpx.get(url, timeout=1, trust_env=False).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-        time.sleep(0.02)
-    raise RuntimeError(f"the tool server did not answer {url} within {timeout_s}s")

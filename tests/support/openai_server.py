@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-import socket
 import threading
 import time
 from collections import defaultdict, deque
@@ -46,13 +45,13 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import httpx
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.support.threaded_server import serve_in_thread
 
 # What the tests configure as QUIVER_OPENAI_API_KEY; the server records the header it gets.
 API_KEY = "sk-test-quiver-9f2c41d7"
@@ -396,44 +395,15 @@ class OpenAIServer:
 
 @contextmanager
 def running_openai_server(host: str = "127.0.0.1", *, start_timeout_s: float = 10.0) -> Iterator[OpenAIServer]:
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind((host, 0))
-    port = listener.getsockname()[1]
     state = ServerState()
-    config = uvicorn.Config(
+    with serve_in_thread(
         build_app(state),
-        log_config=None,
-        access_log=False,
-        lifespan="off",
-        loop="asyncio",
-        timeout_graceful_shutdown=1,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    try:
-        _wait_until_ready(server, thread, f"http://{host}:{port}/_requests?model=ping", start_timeout_s)
+        "/_requests?model=ping",
+        name="OpenAI-compatible server",
+        host=host,
+        start_timeout_s=start_timeout_s,
+    ) as port:
         yield OpenAIServer(host, port, state)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        listener.close()
-
-
-def _wait_until_ready(server: uvicorn.Server, thread: threading.Thread, url: str, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not thread.is_alive():
-            raise RuntimeError("the OpenAI-compatible server stopped while starting")
-        if server.started:
-            try:
-                if httpx.get(url, timeout=1, trust_env=False).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-        time.sleep(0.02)
-    raise RuntimeError(f"the OpenAI-compatible server did not answer {url} within {timeout_s}s")
 
 
 @pytest.fixture(scope="session")
