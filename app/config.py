@@ -54,6 +54,10 @@ class Settings(BaseSettings):
     # MCP discovery, when a tool's description or schema changed since the last sync:
     # "flag" sets its drifted_at; "disable" also disables it until an admin re-activates it.
     mcp_drift: Literal["flag", "disable"] = "flag"
+    # Tools, MCP server rows and API keys are cached per replica and dropped on every
+    # catalog commit (on other replicas through the event bus); this bounds an entry's
+    # life when a change is not heard of (a CLI process beside a server without Redis).
+    catalog_cache_ttl_s: float = 5.0
 
     # The agent runtime: any OpenAI-compatible endpoint; unset means no model is configured.
     openai_base_url: str | None = None

@@ -7,7 +7,6 @@ contract in pyproject.toml): everything else in ``app`` knows nothing of GraphQL
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -25,12 +24,14 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.fastapi import GraphQLRouter
 from strawberry.types.unset import UNSET, UnsetType
 
+from app.catalog.changes import ChangeRelay, GenerationCache
 from app.catalog.loader import load_builtin_catalog
 from app.config import Settings
 from app.crypto import SecretBox, load_secret_box
 from app.db import create_engine, create_session_factory
 from app.events.bus import EventBus, InProcessEventBus
 from app.events.redis_bus import RedisEventBus
+from app.gateway.call_log import CallLog
 from app.gateway.egress import EgressPolicy
 from app.gateway.executors.base import Executor
 from app.gateway.executors.builtin import BuiltinExecutor
@@ -57,7 +58,6 @@ from schema.schema import build_schema, export_sdl
 logger = logging.getLogger("quiver")
 
 GRAPHQL_PATH = "/graphql"
-KEY_CACHE_SECONDS = 10.0
 PRINCIPAL_SCOPE_KEY = "quiver.principal"
 
 
@@ -78,6 +78,12 @@ class Services:
     ingestor: Ingestor
     runtime: AgentRuntime
     model_client: ModelClient | None
+    call_log: CallLog
+    changes: ChangeRelay
+
+    async def start(self) -> None:
+        """What needs a running event loop: hearing of other replicas' catalog changes."""
+        await self.changes.start()
 
     async def close(self) -> None:
         close_embedder = getattr(self.embedder, "close", None)
@@ -86,6 +92,8 @@ class Services:
         await self.runtime.close()
         if self.model_client is not None:
             await self.model_client.close()
+        await self.call_log.close()
+        await self.changes.close()
         await self.bus.close()
         await self.mcp_pool.close()
         await self.http_client.aclose()
@@ -93,23 +101,19 @@ class Services:
 
 
 class KeyCache:
-    """Authenticated keys for a few seconds, so a burst of requests costs one look-up."""
+    """Authenticated keys, so a burst of requests costs one look-up. A revoked or new key
+    is seen at once: any API-key commit drops the cache (see app.catalog.changes)."""
 
-    def __init__(self, session_factory: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(self, session_factory: async_sessionmaker[AsyncSession], ttl_s: float) -> None:
         self._session_factory = session_factory
-        self._entries: dict[str, tuple[float, Principal | None]] = {}
+        self._entries: GenerationCache[str, Principal | None] = GenerationCache(ttl_s)
 
     async def principal(self, raw_key: str) -> Principal | None:
-        now = time.monotonic()
-        cached = self._entries.get(raw_key)
-        if cached is not None and cached[0] > now:
-            return cached[1]
+        return await self._entries.get_or_load(raw_key, lambda: self._authenticate(raw_key))
+
+    async def _authenticate(self, raw_key: str) -> Principal | None:
         async with self._session_factory() as session:
-            principal = await spaces_service.authenticate(session, raw_key)
-        if len(self._entries) > 10_000:
-            self._entries.clear()
-        self._entries[raw_key] = (now + KEY_CACHE_SECONDS, principal)
-        return principal
+            return await spaces_service.authenticate(session, raw_key)
 
 
 def bearer_token(header: str | None) -> str | None:
@@ -217,14 +221,22 @@ def build_services(settings: Settings) -> Services:
     executors: dict[str, Executor] = {
         "BUILTIN": builtins,
         "CUSTOM": HttpExecutor(http_client, secret_box, egress),
-        "MCP": McpExecutor(mcp_pool, session_factory),
+        "MCP": McpExecutor(mcp_pool, session_factory, config_ttl_s=settings.catalog_cache_ttl_s),
     }
     quotas = QuotaGuard(
         default_rate_limit=settings.tool_rate_limit,
         default_max_concurrency=settings.tool_max_concurrency,
         redis_url=settings.redis_url,
     )
-    gateway = ToolGateway(session_factory=session_factory, executors=executors, quotas=quotas, bus=bus)
+    call_log = CallLog(engine)
+    gateway = ToolGateway(
+        session_factory=session_factory,
+        executors=executors,
+        quotas=quotas,
+        bus=bus,
+        call_log=call_log,
+        catalog_ttl_s=settings.catalog_cache_ttl_s,
+    )
     embedder = create_embedding_provider(settings)
     knowledge = KnowledgeSearch(session_factory, embedder, timeout_s=settings.knowledge_search_timeout_s)
     ingestor = Ingestor(chunking_options(settings), embedder)
@@ -276,6 +288,8 @@ def build_services(settings: Settings) -> Services:
         ingestor=ingestor,
         runtime=runtime,
         model_client=model_client,
+        call_log=call_log,
+        changes=ChangeRelay(bus),
     )
 
 
@@ -283,10 +297,11 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
     """The ASGI app. With ``prepare``, the lifespan migrates and loads the catalog first."""
     settings = settings or Settings()
     services = build_services(settings)
-    keys = KeyCache(services.session_factory)
+    keys = KeyCache(services.session_factory, settings.catalog_cache_ttl_s)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await services.start()
         if prepare:
             new_key = await prepare_database(services)
             if new_key:

@@ -22,10 +22,12 @@ from jsonschema import Draft202012Validator
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.catalog.changes import GenerationCache
 from app.db import utcnow
 from app.events.bus import EventBus
 from app.gateway import metrics
 from app.gateway import repository as calls_repository
+from app.gateway.call_log import CallLog
 from app.gateway.envelope import (
     IDEMPOTENCY_CONFLICT,
     INTERNAL_ERROR,
@@ -37,7 +39,7 @@ from app.gateway.envelope import (
     ToolResult,
 )
 from app.gateway.executors.base import Executor, Invocation
-from app.gateway.models import IdempotencyRecord, ToolCall
+from app.gateway.models import IdempotencyRecord
 from app.gateway.quotas import QuotaGuard
 from app.ids import new_id
 from app.principal import Principal
@@ -54,6 +56,8 @@ REDACTED = "[redacted]"
 BACKOFF_BASE_S = 0.05
 BACKOFF_MAX_S = 1.0
 EXECUTOR_GRACE_S = 1.0
+#: How long a resolved tool may be reused when no change is heard of (changes drop it at once).
+DEFAULT_CATALOG_TTL_S = 5.0
 # Longest tool id and idempotency key the call log stores.
 MAX_IDENTIFIER_LENGTH = 200
 
@@ -101,28 +105,23 @@ def request_hash(tool_id: str, arguments: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def call_event(call: ToolCall) -> dict[str, Any]:
+def call_event(row: dict[str, Any]) -> dict[str, Any]:
     """The bus payload of a finished call: the whole row, JSON-ready."""
     return {
-        "id": call.id,
-        "tool_id": call.tool_id,
-        "tool_type": call.tool_type,
-        "space_id": call.space_id,
-        "agent_id": call.agent_id,
-        "run_id": call.run_id,
-        "arguments": call.arguments,
-        "status": call.status,
-        "result": call.result,
-        "error_code": call.error_code,
-        "error_message": call.error_message,
-        "error_detail": call.error_detail,
-        "latency_ms": call.latency_ms,
-        "attempts": call.attempts,
-        "trace_id": call.trace_id,
-        "idempotency_key": call.idempotency_key,
-        "started_at": call.started_at.isoformat(),
-        "finished_at": call.finished_at.isoformat(),
+        **row,
+        "started_at": row["started_at"].isoformat(),
+        "finished_at": row["finished_at"].isoformat(),
     }
+
+
+@dataclass(frozen=True)
+class ResolvedTool:
+    """What the gateway reads of the catalog for one (space, tool): cached between changes."""
+
+    space_exists: bool
+    tool: ToolDefinition | None
+    visible: bool
+    validator: Draft202012Validator | None
 
 
 class ToolGateway:
@@ -133,11 +132,17 @@ class ToolGateway:
         executors: dict[str, Executor],
         quotas: QuotaGuard,
         bus: EventBus,
+        call_log: CallLog,
+        catalog_ttl_s: float = DEFAULT_CATALOG_TTL_S,
     ) -> None:
         self.session_factory = session_factory
         self.executors = executors
         self.quotas = quotas
         self.bus = bus
+        self.call_log = call_log
+        # The tool and its visibility per (space, tool), dropped on any catalog commit
+        # (here or, through the bus, on another replica) and after the TTL.
+        self._resolved: GenerationCache[tuple[str, str], ResolvedTool] = GenerationCache(catalog_ttl_s)
 
     async def execute(
         self,
@@ -170,11 +175,12 @@ class ToolGateway:
                     f"Idempotency keys are 1 to {MAX_IDENTIFIER_LENGTH} characters.",
                     "idempotencyKey",
                 )
-            tool, reachable = await self._resolve(request)
-            if not reachable:
+            resolved = await self._resolve(request)
+            if resolved is None:
                 # A space the caller cannot reach: nothing is logged into it.
                 return self._envelope_only(trace_id, clock, _not_available(tool_id))
-            merged = self._check(request, tool)
+            tool, validator = resolved
+            merged = self._check(request, tool, validator)
             if request.idempotency_key:
                 data, failure, attempts = await self._run_idempotent(request, tool, merged, trace_id)
             else:
@@ -189,17 +195,18 @@ class ToolGateway:
 
     # ------------------------------------------------------------ steps
 
-    async def _resolve(self, request: CallRequest) -> tuple[ToolDefinition, bool]:
+    async def _resolve(self, request: CallRequest) -> tuple[ToolDefinition, Draft202012Validator] | None:
+        """The tool and its argument validator; None when the space is out of the caller's reach."""
         principal = request.principal
         if not principal.can_read_space(request.space_id):
-            return _placeholder_tool(request.tool_id), False
-        async with self.session_factory() as session:
-            space_exists, tool, visible = await tools_repository.tool_for_call(
-                session, request.tool_id, request.space_id
-            )
-        if not space_exists:
-            return _placeholder_tool(request.tool_id), False
-        if tool is None or not visible:
+            return None
+        resolved = await self._resolved.get_or_load(
+            (request.space_id, request.tool_id), lambda: self._load(request.space_id, request.tool_id)
+        )
+        if not resolved.space_exists:
+            return None
+        tool, validator = resolved.tool, resolved.validator
+        if tool is None or validator is None or not resolved.visible:
             raise _not_available(request.tool_id)
         if not principal.can_invoke_in_space(request.space_id):
             raise ToolFailure(PERMISSION_DENIED, "This key may not call tools.", f"role {principal.role.value}")
@@ -209,16 +216,22 @@ class ToolGateway:
                 "You are not allowed to call this tool.",
                 f"role {principal.role.value} not in {tool.allowed_roles}",
             )
-        return tool, True
+        return tool, validator
 
-    def _check(self, request: CallRequest, tool: ToolDefinition) -> dict[str, Any]:
+    async def _load(self, space_id: str, tool_id: str) -> ResolvedTool:
+        async with self.session_factory() as session:
+            space_exists, tool, visible = await tools_repository.tool_for_call(session, tool_id, space_id)
+        validator = Draft202012Validator(tool.input_schema) if tool is not None else None
+        return ResolvedTool(space_exists, tool, visible, validator)
+
+    def _check(
+        self, request: CallRequest, tool: ToolDefinition, validator: Draft202012Validator
+    ) -> dict[str, Any]:
         if not isinstance(request.arguments, dict):
             raise ToolFailure(PARAM_INVALID, "Arguments must be a JSON object.", "(root): not an object")
         # Platform-held values win: the caller can never set or override them.
         merged = {**request.arguments, **(tool.static_arguments or {})}
-        errors = sorted(
-            Draft202012Validator(tool.input_schema).iter_errors(merged), key=lambda error: list(error.path)
-        )
+        errors = sorted(validator.iter_errors(merged), key=lambda error: list(error.path))
         if errors:
             problems = [{"path": _problem_path(error), "message": error.message} for error in errors]
             summary = "; ".join(f"{problem['path']}: {problem['message']}" for problem in problems[:5])
@@ -261,7 +274,8 @@ class ToolGateway:
                 delegation_depth=request.delegation_depth,
             )
             try:
-                data = await asyncio.wait_for(executor.execute(invocation), timeout_s + EXECUTOR_GRACE_S)
+                async with asyncio.timeout(timeout_s + EXECUTOR_GRACE_S):
+                    data = await executor.execute(invocation)
                 return data, None, attempt
             except TimeoutError:
                 failure = ToolFailure(
@@ -396,60 +410,59 @@ class ToolGateway:
     ) -> ToolResult:
         error: ToolError | None = failure.error if failure else None
         static_keys = set((tool.static_arguments or {}) if tool else {})
-        call = ToolCall(
-            id=new_id("tc_"),
-            tool_id=request.tool_id[:MAX_IDENTIFIER_LENGTH],
-            tool_type=tool.type if tool else None,
-            space_id=request.space_id,
-            agent_id=request.agent_id,
-            run_id=request.run_id,
-            principal_key_id=request.principal.key_id,
-            arguments=logged_arguments(request.arguments, static_keys),
-            status="FAILED" if error else "SUCCESS",
-            result=None if error else data,
-            error_code=error.code if error else None,
-            error_message=error.message if error else None,
-            error_detail=error.detail if error else None,
-            latency_ms=latency_ms,
-            attempts=attempts,
-            trace_id=trace_id,
-            idempotency_key=(request.idempotency_key or "")[:MAX_IDENTIFIER_LENGTH] or None,
-            started_at=started_at,
-            finished_at=utcnow(),
-        )
-        async with self.session_factory() as session, session.begin():
-            # A Core INSERT: the unit of work costs more than the write itself on this hot path.
-            await calls_repository.insert_call(session, call)
+        status = "FAILED" if error else "SUCCESS"
+        call_id = new_id("tc_")
+        row: dict[str, Any] = {
+            "id": call_id,
+            "tool_id": request.tool_id[:MAX_IDENTIFIER_LENGTH],
+            "tool_type": tool.type if tool else None,
+            "space_id": request.space_id,
+            "agent_id": request.agent_id,
+            "run_id": request.run_id,
+            "principal_key_id": request.principal.key_id,
+            "arguments": logged_arguments(request.arguments, static_keys),
+            "status": status,
+            "result": None if error else data,
+            "error_code": error.code if error else None,
+            "error_message": error.message if error else None,
+            "error_detail": error.detail if error else None,
+            "latency_ms": latency_ms,
+            "attempts": attempts,
+            "trace_id": trace_id,
+            "idempotency_key": (request.idempotency_key or "")[:MAX_IDENTIFIER_LENGTH] or None,
+            "started_at": started_at,
+            "finished_at": utcnow(),
+        }
+        await self.call_log.write(row)
         # Only resolved tools get their own label: a caller's made-up ids must not grow the series.
-        known = tool is not None and tool.type != "UNKNOWN"
         metrics.observe(
-            tool.type if known and tool else "UNKNOWN",
-            tool.tool_id if known and tool else "unknown",
+            tool.type if tool else "UNKNOWN",
+            tool.tool_id if tool else "unknown",
             latency_ms / 1000,
             error.code if error else None,
         )
         logger.info(
             "tool call %s",
-            call.status,
+            status,
             extra={
                 "trace_id": trace_id,
-                "call_id": call.id,
+                "call_id": call_id,
                 "tool_id": request.tool_id,
                 "space_id": request.space_id,
-                "status": call.status,
-                "error_code": call.error_code,
+                "status": status,
+                "error_code": row["error_code"],
                 "latency_ms": round(latency_ms, 3),
                 "attempts": attempts,
             },
         )
-        await self.bus.publish(TOOL_CALLS_TOPIC, call_event(call))
+        await self.bus.publish(TOOL_CALLS_TOPIC, call_event(row))
         return ToolResult(
-            status=call.status,
+            status=status,
             trace_id=trace_id,
             latency_ms=latency_ms,
-            data=call.result,
+            data=row["result"],
             error=error,
-            call_id=call.id,
+            call_id=call_id,
             attempts=attempts,
         )
 
@@ -461,6 +474,3 @@ def _not_available(tool_id: str) -> ToolFailure:
         f"{tool_id} does not exist, is not ACTIVE, or is not visible in this space",
     )
 
-
-def _placeholder_tool(tool_id: str) -> ToolDefinition:
-    return ToolDefinition(tool_id=tool_id, type="UNKNOWN", static_arguments={})

@@ -26,7 +26,6 @@ import asyncio
 import contextvars
 import json
 import logging
-import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -46,6 +45,7 @@ from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, METHOD_NOT_FOUND, REQU
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.catalog.changes import GenerationCache
 from app.crypto import SecretBox
 from app.gateway.egress import EgressDeniedError, EgressPolicy
 from app.gateway.envelope import (
@@ -641,20 +641,16 @@ class McpExecutor(CappedExecutor):
     ) -> None:
         self.pool = pool
         self.session_factory = session_factory
-        self.config_ttl_s = config_ttl_s
-        self._configs: dict[str, tuple[float, McpServerConfig | None]] = {}
+        # Dropped on any catalog commit (a changed url or secret is used by the next call).
+        self._configs: GenerationCache[str, McpServerConfig | None] = GenerationCache(config_ttl_s)
 
     async def _config(self, server_id: str) -> McpServerConfig | None:
-        """The server row, cached a few seconds (a changed url or secret is seen within the TTL)."""
-        now = time.monotonic()
-        cached = self._configs.get(server_id)
-        if cached is not None and cached[0] > now:
-            return cached[1]
+        return await self._configs.get_or_load(server_id, lambda: self._load_config(server_id))
+
+    async def _load_config(self, server_id: str) -> McpServerConfig | None:
         async with self.session_factory() as session:
             server = await repository.get_server(session, server_id)
-        config = McpServerConfig.from_row(server) if server is not None else None
-        self._configs[server_id] = (now + self.config_ttl_s, config)
-        return config
+        return McpServerConfig.from_row(server) if server is not None else None
 
     async def execute(self, invocation: Invocation) -> Any:
         tool = invocation.tool

@@ -1,0 +1,193 @@
+"""Catalog changes: what lets the hot paths cache the catalog without serving a stale one.
+
+One process-wide *generation* number goes up after every commit that wrote to a
+watched table (tools, their bindings, MCP servers and theirs, spaces, API keys).
+A :class:`GenerationCache` remembers the generation it read an entry at and treats an
+entry from an older generation as absent, so a committed change is seen by the very
+next look-up in this process.
+
+The commit hook is on every ORM ``Session`` of the process: unit-of-work flushes and
+``session.execute(insert/update/delete)`` alike. Other replicas hear of a change through
+the event bus (:class:`ChangeRelay`, topic ``catalog_changes``; Redis when configured),
+within the bus's delivery time. Each entry also expires after a TTL, which bounds what a
+lost bus message or a process without a shared bus (the CLI beside an embedded SQLite
+server) can cost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Hashable
+from itertools import chain
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy import event
+from sqlalchemy.orm import ORMExecuteState, Session
+
+from app.events.bus import EventBus, SubscriberOverflowError
+
+logger = logging.getLogger(__name__)
+
+WATCHED_TABLES = frozenset(
+    {"tool_definition", "tool_space_binding", "mcp_server", "mcp_server_space_binding", "space", "api_key"}
+)
+TOPIC = "catalog_changes"
+_CHANGED = "quiver.catalog_changed"
+DEFAULT_MAX_ENTRIES = 10_000
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class ChangeFeed:
+    """The generation number and who hears of local commits."""
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self._listeners: list[Callable[[], None]] = []
+
+    def bump(self) -> None:
+        self.generation += 1
+
+    def committed_here(self) -> None:
+        """A commit in this process changed the catalog: bump, then tell the relays."""
+        self.bump()
+        for listener in list(self._listeners):
+            listener()
+
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: Callable[[], None]) -> None:
+        with contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
+
+
+FEED = ChangeFeed()
+
+
+def _watched(instance: Any) -> bool:
+    table = getattr(type(instance), "__table__", None)
+    return getattr(table, "name", None) in WATCHED_TABLES
+
+
+@event.listens_for(Session, "before_flush")
+def _note_flush(session: Session, _context: Any, _instances: Any) -> None:
+    if any(_watched(instance) for instance in chain(session.new, session.dirty, session.deleted)):
+        session.info[_CHANGED] = True
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _note_statement(state: ORMExecuteState) -> None:
+    if state.is_insert or state.is_update or state.is_delete:
+        table = getattr(state.statement, "table", None)
+        if getattr(table, "name", None) in WATCHED_TABLES:
+            state.session.info[_CHANGED] = True
+
+
+@event.listens_for(Session, "after_commit")
+def _committed(session: Session) -> None:
+    if session.info.pop(_CHANGED, False):
+        FEED.committed_here()
+
+
+@event.listens_for(Session, "after_rollback")
+def _rolled_back(session: Session) -> None:
+    session.info.pop(_CHANGED, None)
+
+
+class GenerationCache(Generic[K, V]):
+    """Values read from the catalog, valid while the generation they were read at is current
+    and their TTL has not run out."""
+
+    def __init__(self, ttl_s: float, *, max_entries: int = DEFAULT_MAX_ENTRIES, feed: ChangeFeed = FEED) -> None:
+        self.ttl_s = ttl_s
+        self.max_entries = max_entries
+        self.feed = feed
+        self._entries: dict[K, tuple[int, float, V]] = {}
+
+    async def get_or_load(self, key: K, load: Callable[[], Awaitable[V]]) -> V:
+        entry = self._entries.get(key)
+        now = time.monotonic()
+        if entry is not None and entry[0] == self.feed.generation and entry[1] > now:
+            return entry[2]
+        # Read the generation first: a change committed while loading makes this entry stale at once.
+        generation = self.feed.generation
+        value = await load()
+        if len(self._entries) >= self.max_entries:
+            self._entries.clear()
+        self._entries[key] = (generation, now + self.ttl_s, value)
+        return value
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+class ChangeRelay:
+    """Carries catalog changes between replicas over the event bus."""
+
+    def __init__(self, bus: EventBus, feed: ChangeFeed = FEED) -> None:
+        self.bus = bus
+        self.feed = feed
+        self.origin = secrets.token_hex(8)
+        self._listener: asyncio.Task[None] | None = None
+        self._publishing: set[asyncio.Task[None]] = set()
+        self._subscribed = asyncio.Event()
+
+    async def start(self) -> None:
+        """Subscribe (returns once subscribed) and start telling the others of local commits."""
+        if self._listener is not None:
+            return
+        self.feed.add_listener(self._announce)
+        self._listener = asyncio.create_task(self._listen(), name="catalog-change-relay")
+        await self._subscribed.wait()
+
+    def _announce(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a commit outside any event loop: nobody to tell from here
+            return
+        task = loop.create_task(self._publish())
+        self._publishing.add(task)
+        task.add_done_callback(self._publishing.discard)
+
+    async def _publish(self) -> None:
+        try:
+            await self.bus.publish(TOPIC, {"origin": self.origin})
+        except Exception:
+            logger.exception("could not announce a catalog change; other replicas see it within the cache TTL")
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                async with self.bus.subscribe(TOPIC) as subscription:
+                    # Whatever was missed before (re)subscribing is stale now.
+                    self.feed.bump()
+                    self._subscribed.set()
+                    async for change in subscription:
+                        if change.get("origin") != self.origin:
+                            self.feed.bump()
+                return  # the bus closed
+            except SubscriberOverflowError:
+                continue
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("catalog change relay lost its subscription; resubscribing")
+                self._subscribed.set()
+                await asyncio.sleep(0.5)
+
+    async def close(self) -> None:
+        self.feed.remove_listener(self._announce)
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._listener
+            self._listener = None
+        for task in list(self._publishing):
+            with contextlib.suppress(Exception):
+                await task
