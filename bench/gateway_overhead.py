@@ -117,7 +117,6 @@ from sqlalchemy import func, select  # noqa: E402
 from app.catalog.loader import load_builtin_catalog  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.gateway.executors.base import Invocation  # noqa: E402
-from app.gateway.executors.mcp import McpExecutor, McpSessionPool  # noqa: E402
 from app.gateway.mcp_sync import sync_server  # noqa: E402
 from app.gateway.models import ToolCall  # noqa: E402
 from app.logging import JsonFormatter  # noqa: E402
@@ -333,10 +332,9 @@ async def measure(
         principal: Principal | None = await spaces_service.authenticate(session, admin_key)
     assert principal is not None
 
-    # build_services registers no MCP executor yet: wire the public classes as it would.
-    pool = McpSessionPool(services.secret_box, services.egress)
-    mcp_executor = McpExecutor(pool, services.session_factory)
-    services.gateway.executors["MCP"] = mcp_executor
+    # The app's own MCP executor and session pool, as `quiver serve` wires them.
+    pool = services.mcp_pool
+    mcp_executor = services.gateway.executors["MCP"]
 
     samples: dict[tuple[str, str], list[float]] = {variant: [] for variant in VARIANTS}
     load_before = load_average()
@@ -385,7 +383,6 @@ async def measure(
         mcp_tool_id = f"{server_id}__echo"
         if mcp_tool_id not in report.added:
             raise SystemExit(f"{backend}: the sync did not add {mcp_tool_id}: {report.summary()}")
-        stack.push_async_callback(pool.close)
 
         async with services.session_factory() as session:
             custom_tool = await tools_repository.get_tool(session, custom_id)
@@ -534,8 +531,8 @@ def print_method(args: argparse.Namespace) -> None:
         "its own process; both on 127.0.0.1 (QUIVER_EGRESS_ALLOWLIST=127.0.0.1)"
     )
     print(
-        "  app:        create_app(Settings(...)) in this process (asyncio loop), the MCP "
-        "executor wired from McpSessionPool/McpExecutor (build_services has none yet); "
+        "  app:        create_app(Settings(...)) in this process (asyncio loop), with its own "
+        "executors and MCP session pool; "
         f"tool_rate_limit={BENCH_RATE_LIMIT} so the quota never refuses (the limiter still runs); "
         "JSON logs at INFO to a file, as `quiver serve` writes them"
     )

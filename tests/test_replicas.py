@@ -1,5 +1,6 @@
 """Two `quiver serve` replicas sharing PostgreSQL and Redis: a subscriber on one replica
-receives, live, the tool calls of a run invoked on the other."""
+receives, live, the tool calls of a run invoked on the other; a tool disabled on one
+replica is refused by the other's gateway at once (its cache hears of it over Redis)."""
 
 from __future__ import annotations
 
@@ -100,6 +101,7 @@ class TestReplicasShareEvents:
                 replica_b = _serve(port_b, env, log_b)
                 _wait_healthy(port_b, replica_b, log_b)
                 asyncio.run(self._check_fan_out(port_a, port_b, model.name))
+                asyncio.run(self._check_catalog_change_reaches_the_other_gateway(port_a, port_b))
             finally:
                 stop(replica_a)
                 stop(replica_b)
@@ -157,3 +159,25 @@ class TestReplicasShareEvents:
         assert {call["run"]["id"] for call in received} == {run["id"]}
         assert {call["id"] for call in received} == {call["id"] for call in run["toolCalls"]}
         assert all(call["status"] == "SUCCESS" for call in received)
+
+    async def _check_catalog_change_reaches_the_other_gateway(self, port_a: int, port_b: int) -> None:
+        invoke = """mutation Invoke($input: InvokeToolInput!) { invokeTool(input: $input) { status error { code } } }"""
+        arguments = {"input": {"spaceId": "sp_system", "toolId": "bt_calculator", "arguments": {"expression": "1+1"}}}
+        # B resolves the tool and keeps it in its cache (entries live 5 s without a change).
+        for _ in range(3):
+            assert (await _graphql(port_b, invoke, arguments))["invokeTool"]["status"] == "SUCCESS"
+        disabled = await _graphql(
+            port_a,
+            """mutation Off($input: SetStatusInput!) { setStatus(input: $input) { userErrors { code } } }""",
+            {"input": {"id": "bt_calculator", "status": "DISABLED"}},
+        )
+        assert disabled["setStatus"]["userErrors"] == []
+        # Well inside the cache's TTL: only the change relayed over Redis can explain a refusal.
+        deadline = time.monotonic() + 1.0
+        while True:
+            result = (await _graphql(port_b, invoke, arguments))["invokeTool"]
+            if result["status"] == "FAILED":
+                break
+            assert time.monotonic() < deadline, "replica B still runs a tool replica A disabled"
+            await asyncio.sleep(0.02)
+        assert result["error"]["code"] == "TOOL_NOT_AVAILABLE"
