@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import (
+    AddValidationRules,
     MaxAliasesLimiter,
     MaxTokensLimiter,
     ParserCache,
@@ -77,14 +78,19 @@ class QuiverSchema(strawberry.Schema):
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     settings = settings or Settings()
+    # The limiters' rule classes, made once: each limiter instance makes a new class, and
+    # the validation cache is keyed by the rules, so per-request ones would never hit it.
+    limit_rules = [
+        *QueryDepthLimiter(max_depth=settings.graphql_max_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=settings.graphql_max_aliases).validation_rules,
+    ]
     return QuiverSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
         config=StrawberryConfig(auto_camel_case=True),
         extensions=[
-            lambda: QueryDepthLimiter(max_depth=settings.graphql_max_depth),
-            lambda: MaxAliasesLimiter(max_alias_count=settings.graphql_max_aliases),
+            lambda: AddValidationRules(limit_rules),
             lambda: MaxTokensLimiter(max_token_count=settings.graphql_max_tokens),
             MaskUnexpectedErrors,
             # Clients send the same few documents again and again: parse and validate each once.

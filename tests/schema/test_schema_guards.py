@@ -182,3 +182,22 @@ class TestQueryLimits:
         assert body.get("data") is None
         assert len(body["errors"]) == 1
         assert "tokens" in body["errors"][0]["message"]
+
+    async def test_a_repeated_document_is_validated_once_and_limits_still_hold(
+        self, gql: GraphQLClient, settings: Settings
+    ) -> None:
+        from strawberry.extensions.validation_cache import _get_validate_cache
+
+        cache = _get_validate_cache(256)  # build_schema's ValidationCache(maxsize=256)
+        query = query_with_leaf_at_depth(3)
+        await gql.execute(query)
+        before = cache.cache_info()
+        await gql.execute(query)
+        after = cache.cache_info()
+        assert (after.hits, after.misses) == (before.hits + 1, before.misses)
+
+        too_deep = query_with_leaf_at_depth(settings.graphql_max_depth + 1)
+        for _ in range(2):  # the second answer comes from the cache: still refused
+            body = (await gql.raw(too_deep)).json()
+            assert body.get("data") is None
+            assert "exceeds maximum operation depth" in body["errors"][0]["message"]
