@@ -92,6 +92,24 @@ class TestUnknownKey:
 
         assert_unauthenticated(response)
 
+    async def test_a_key_revoked_after_use_is_refused_at_once(
+        self,
+        gql: GraphQLClient,
+        keys: Keys,
+        session_factory: async_sessionmaker[AsyncSession],
+    ) -> None:
+        """Authenticated keys are cached, but any API-key commit drops the cache."""
+        space = await keys.space("revoked-later")
+        key = await keys.for_space(space.id, Role.MEMBER)
+        assert (await gql.raw(VIEWER_QUERY, key=key)).status_code == 200
+        assert (await gql.raw(VIEWER_QUERY, key=key)).status_code == 200
+        async with session_factory() as session, session.begin():
+            await session.execute(
+                update(ApiKey).where(ApiKey.key_hash == hash_key(key)).values(revoked_at=datetime.now(UTC))
+            )
+
+        assert_unauthenticated(await gql.raw(VIEWER_QUERY, key=key))
+
 
 class TestValidKey:
     async def test_bearer_key_reaches_the_api(self, gql: GraphQLClient) -> None:
