@@ -135,6 +135,7 @@ class ChangeRelay:
         self.feed = feed
         self.origin = secrets.token_hex(8)
         self._listener: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._publishing: set[asyncio.Task[None]] = set()
         self._subscribed = asyncio.Event()
 
@@ -142,16 +143,27 @@ class ChangeRelay:
         """Subscribe (returns once subscribed) and start telling the others of local commits."""
         if self._listener is not None:
             return
+        self._loop = asyncio.get_running_loop()
         self.feed.add_listener(self._announce)
         self._listener = asyncio.create_task(self._listen(), name="catalog-change-relay")
         await self._subscribed.wait()
 
     def _announce(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # a commit outside any event loop: nobody to tell from here
+        """Called on every local catalog commit, from whichever thread and loop made it."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
             return
-        task = loop.create_task(self._publish())
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._spawn_publish()
+        else:  # the bus belongs to the relay's loop
+            loop.call_soon_threadsafe(self._spawn_publish)
+
+    def _spawn_publish(self) -> None:
+        task = asyncio.get_running_loop().create_task(self._publish())
         self._publishing.add(task)
         task.add_done_callback(self._publishing.discard)
 
@@ -183,6 +195,7 @@ class ChangeRelay:
 
     async def close(self) -> None:
         self.feed.remove_listener(self._announce)
+        self._loop = None
         if self._listener is not None:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -106,12 +106,11 @@ def request_hash(tool_id: str, arguments: Any) -> str:
 
 
 def call_event(row: dict[str, Any]) -> dict[str, Any]:
-    """The bus payload of a finished call: the whole row, JSON-ready."""
-    return {
-        **row,
-        "started_at": row["started_at"].isoformat(),
-        "finished_at": row["finished_at"].isoformat(),
-    }
+    """The bus payload of a finished call: the row, JSON-ready, without the caller's key id."""
+    event = {key: value for key, value in row.items() if key != "principal_key_id"}
+    event["started_at"] = row["started_at"].isoformat()
+    event["finished_at"] = row["finished_at"].isoformat()
+    return event
 
 
 @dataclass(frozen=True)
