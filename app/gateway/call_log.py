@@ -83,13 +83,19 @@ class CallLog:
         while self._pending:
             batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
             try:
-                await self._insert([row for row, _ in batch])
-            except Exception:
-                await self._insert_one_by_one(batch)
-            else:
+                try:
+                    await self._insert([row for row, _ in batch])
+                except Exception:
+                    await self._insert_one_by_one(batch)
+                else:
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_result(None)
+            finally:
+                # Cancelled mid-batch (the loop is shutting down): nobody may wait forever.
                 for _, future in batch:
                     if not future.done():
-                        future.set_result(None)
+                        future.set_exception(CallLogClosedError("the call log stopped before this row"))
 
     async def _insert_one_by_one(self, batch: list[tuple[dict[str, Any], asyncio.Future[None]]]) -> None:
         for row, future in batch:
@@ -165,8 +171,12 @@ class CallLog:
         """Write what is pending, then give the connection back."""
         self._closed = True
         if self._flusher is not None:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception, asyncio.CancelledError):
                 await self._flusher
+        leftover, self._pending = self._pending, []
+        for _, future in leftover:  # only when the writer was cancelled
+            if not future.done():
+                future.set_exception(CallLogClosedError("the call log closed before this row"))
         if self._connection is not None:
             connection, self._connection = self._connection, None
             with contextlib.suppress(Exception):
