@@ -170,9 +170,8 @@ class CallLog:
     async def close(self) -> None:
         """Write what is pending, then give the connection back."""
         self._closed = True
-        if self._flusher is not None:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await self._flusher
+        if self._flusher is not None and not self._flusher.done():
+            await asyncio.wait([self._flusher])  # its outcome went to the callers already
         leftover, self._pending = self._pending, []
         for _, future in leftover:  # only when the writer was cancelled
             if not future.done():
