@@ -78,6 +78,7 @@ def apikey_create(
 
 
 async def _create_key(role: Role, space_id: str | None, label: str | None) -> str:
+    from app.catalog.changes import announced_changes
     from app.catalog.loader import load_builtin_catalog
     from app.db import create_engine, create_session_factory
     from app.errors import DomainError
@@ -88,7 +89,11 @@ async def _create_key(role: Role, space_id: str | None, label: str | None) -> st
     await upgrade_async(settings.database_url)
     engine = create_engine(settings.database_url)
     try:
-        async with create_session_factory(engine)() as session, session.begin():
+        async with (
+            announced_changes(settings.redis_url),
+            create_session_factory(engine)() as session,
+            session.begin(),
+        ):
             await load_builtin_catalog(session)
             try:
                 _, raw = await service.create_api_key(session, role=role, space_id=space_id, label=label)
@@ -136,6 +141,7 @@ async def _mcp_sync(settings: Settings, server_id: str, drift_policy: str) -> No
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
+    from app.catalog.changes import announced_changes
     from app.crypto import load_secret_box
     from app.db import create_engine, create_session_factory
     from app.errors import DomainError
@@ -148,18 +154,19 @@ async def _mcp_sync(settings: Settings, server_id: str, drift_policy: str) -> No
     pool = McpSessionPool(load_secret_box(settings), EgressPolicy(settings.egress_hosts))
     labels = {"connect": "connecting", "list": "listing tools (pages)", "apply": "storing tools", "done": "done"}
     try:
-        with Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-            console=console, transient=True,
-        ) as bar:
-            task = bar.add_task("connecting", total=None)
+        async with announced_changes(settings.redis_url):
+            with Progress(
+                SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                console=console, transient=True,
+            ) as bar:
+                task = bar.add_task("connecting", total=None)
 
-            def progress(phase: str, done: int, total: int | None) -> None:
-                bar.update(task, description=labels.get(phase, phase), completed=done, total=total)
+                def progress(phase: str, done: int, total: int | None) -> None:
+                    bar.update(task, description=labels.get(phase, phase), completed=done, total=total)
 
-            report = await sync_server(
-                create_session_factory(engine), pool, server_id, drift_policy=drift_policy, progress=progress
-            )
+                report = await sync_server(
+                    create_session_factory(engine), pool, server_id, drift_policy=drift_policy, progress=progress
+                )
     except DomainError as error:
         Console(stderr=True).print(f"[red]error:[/red] {escape(error.message)}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1) from None

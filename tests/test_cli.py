@@ -50,11 +50,13 @@ def quiver_env(directory: Path, **overrides: str) -> dict[str, str]:
     return env
 
 
-def run_quiver(directory: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+def run_quiver(
+    directory: Path, *arguments: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [quiver_executable(), *arguments],
         cwd=directory,
-        env=quiver_env(directory),
+        env=quiver_env(directory, **(env or {})),
         capture_output=True,
         text=True,
         timeout=COMMAND_TIMEOUT_SECONDS,
@@ -62,8 +64,10 @@ def run_quiver(directory: Path, *arguments: str) -> subprocess.CompletedProcess[
     )
 
 
-async def run_quiver_async(directory: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
-    return await asyncio.to_thread(run_quiver, directory, *arguments)
+async def run_quiver_async(
+    directory: Path, *arguments: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return await asyncio.to_thread(lambda: run_quiver(directory, *arguments, env=env))
 
 
 def key_lines(output: str) -> list[str]:
@@ -278,3 +282,29 @@ class TestServe:
         assert anonymous.status_code == 401
         assert anonymous.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
         assert printed == [], "with QUIVER_ADMIN_TOKEN set, no key is generated"
+
+
+class TestCatalogChangesAreAnnounced:
+    async def test_a_key_created_by_the_cli_is_announced_to_servers_on_its_redis(self, tmp_path: Path) -> None:
+        """Servers cache API keys (an unknown one too): the CLI's commit must reach them."""
+        from app.catalog.changes import ChangeFeed, ChangeRelay
+        from app.events.redis_bus import RedisEventBus
+        from tests.databases import require_redis
+
+        redis_url = await require_redis()
+        feed = ChangeFeed()  # what a server replica would bump
+        bus = RedisEventBus(redis_url)
+        relay = ChangeRelay(bus, feed)
+        try:
+            await relay.start()
+            before = feed.generation
+            environment = {"QUIVER_REDIS_URL": redis_url}
+            result = await run_quiver_async(tmp_path, "apikey", "create", "--admin", env=environment)
+            assert_succeeded(result)
+            deadline = time.monotonic() + 5
+            while feed.generation == before:
+                assert time.monotonic() < deadline, "the CLI's commit was not announced"
+                await asyncio.sleep(0.02)
+        finally:
+            await relay.close()
+            await bus.close()

@@ -21,7 +21,8 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
+from contextlib import asynccontextmanager
 from itertools import chain
 from typing import Any, Generic, TypeVar
 
@@ -29,6 +30,7 @@ from sqlalchemy import event
 from sqlalchemy.orm import ORMExecuteState, Session
 
 from app.events.bus import EventBus, SubscriberOverflowError
+from app.events.redis_bus import RedisEventBus
 
 logger = logging.getLogger(__name__)
 
@@ -204,3 +206,21 @@ class ChangeRelay:
         for task in list(self._publishing):
             with contextlib.suppress(Exception):
                 await task
+
+
+@asynccontextmanager
+async def announced_changes(redis_url: str | None) -> AsyncIterator[None]:
+    """For a process that is not a server (the CLI): its catalog commits are told to the
+    servers sharing its Redis before it exits. Without Redis there is nobody to tell; the
+    servers see the change within their cache TTL."""
+    if not redis_url:
+        yield
+        return
+    bus = RedisEventBus(redis_url)
+    relay = ChangeRelay(bus)
+    try:
+        await relay.start()
+        yield
+    finally:
+        await relay.close()  # waits for the announcements it started
+        await bus.close()
