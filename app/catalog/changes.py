@@ -40,6 +40,7 @@ WATCHED_TABLES = frozenset(
 TOPIC = "catalog_changes"
 _CHANGED = "quiver.catalog_changed"
 DEFAULT_MAX_ENTRIES = 10_000
+RESUBSCRIBE_MIN_S, RESUBSCRIBE_MAX_S = 0.5, 10.0
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -176,12 +177,14 @@ class ChangeRelay:
             logger.exception("could not announce a catalog change; other replicas see it within the cache TTL")
 
     async def _listen(self) -> None:
+        backoff_s = RESUBSCRIBE_MIN_S
         while True:
             try:
                 async with self.bus.subscribe(TOPIC) as subscription:
                     # Whatever was missed before (re)subscribing is stale now.
                     self.feed.bump()
                     self._subscribed.set()
+                    backoff_s = RESUBSCRIBE_MIN_S
                     async for change in subscription:
                         if change.get("origin") != self.origin:
                             self.feed.bump()
@@ -190,10 +193,16 @@ class ChangeRelay:
                 continue
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                logger.exception("catalog change relay lost its subscription; resubscribing")
+            except Exception as error:
+                logger.warning(
+                    "catalog change relay: not subscribed (%s); retrying in %.1f s; until then other "
+                    "replicas' changes are seen within the cache TTL",
+                    error,
+                    backoff_s,
+                )
                 self._subscribed.set()
-                await asyncio.sleep(0.5)
+                await asyncio.sleep(backoff_s)
+                backoff_s = min(backoff_s * 2, RESUBSCRIBE_MAX_S)
 
     async def close(self) -> None:
         self.feed.remove_listener(self._announce)

@@ -170,3 +170,16 @@ class TestChangeRelay:
             await asyncio.sleep(0.05)
             assert subscription.queue.empty()
         await bus.close()
+
+    async def test_an_unreachable_redis_does_not_hold_up_the_start(self) -> None:
+        """A replica still serves (within the cache TTL) while its bus is down; it keeps retrying."""
+        from tests.support.processes import free_port
+
+        bus = RedisEventBus(f"redis://127.0.0.1:{free_port()}/0")
+        relay = ChangeRelay(bus, ChangeFeed())
+        try:
+            await asyncio.wait_for(relay.start(), timeout=5)
+            assert relay._listener is not None and not relay._listener.done()
+        finally:
+            await relay.close()
+            await bus.close()
