@@ -9,6 +9,9 @@ each in its own process), it measures, interleaved round-robin:
                    | invokeTool;
 * ``bt_current_time``  the builtin function | ToolGateway.execute | invokeTool.
 
+The gateway and executor variants run in this process; invokeTool goes over HTTP to
+``quiver serve`` on the same database, in its own process, as a client would call it.
+
 It prints p50/p95 per variant, the overhead over the direct call in ms and as a ratio,
 and whether the goals of issue #3 are met (HTTP overhead under 2 ms p50 including the
 call-log write; MCP within 1.2x of a direct call with a warm session). Run from the
@@ -128,25 +131,30 @@ from app.tools import repository as tools_repository  # noqa: E402
 
 CUSTOM, MCP, BUILTIN = "CUSTOM", "MCP", "BUILTIN"
 DIRECT, EXECUTOR, GATEWAY, INVOKE_TOOL = "direct", "executor", "gateway", "invokeTool"
+SERVED = "served"  # invokeTool over HTTP to `quiver serve`
+PLATFORM_LAYERS = (GATEWAY, INVOKE_TOOL, SERVED)
 KINDS = (CUSTOM, MCP, BUILTIN)
 LAYERS = {
-    CUSTOM: (DIRECT, EXECUTOR, GATEWAY, INVOKE_TOOL),
-    MCP: (DIRECT, EXECUTOR, GATEWAY, INVOKE_TOOL),
-    BUILTIN: (DIRECT, GATEWAY, INVOKE_TOOL),
+    CUSTOM: (DIRECT, EXECUTOR, GATEWAY, INVOKE_TOOL, SERVED),
+    MCP: (DIRECT, EXECUTOR, GATEWAY, INVOKE_TOOL, SERVED),
+    BUILTIN: (DIRECT, GATEWAY, INVOKE_TOOL, SERVED),
 }
 VARIANTS = tuple((kind, layer) for kind in KINDS for layer in LAYERS[kind])
 LAYER_NOTES = {
     (CUSTOM, DIRECT): "httpx.AsyncClient.post to the endpoint, JSON decoded (own keep-alive client)",
     (CUSTOM, EXECUTOR): "HttpExecutor.execute: egress check, headers, streamed POST, size cap, decode",
     (CUSTOM, GATEWAY): "ToolGateway.execute: resolve, schema, quota, executor, row + metrics + log + publish",
-    (CUSTOM, INVOKE_TOOL): "invokeTool mutation over httpx.ASGITransport (auth, GraphQL, the gateway)",
+    (CUSTOM, INVOKE_TOOL): "invokeTool request into the ASGI app in process (auth, FastAPI, Strawberry, the gateway)",
+    (CUSTOM, SERVED): "invokeTool over HTTP to `quiver serve` in its own process (keep-alive client): one more hop",
     (MCP, DIRECT): "mcp ClientSession.call_tool on its own warm streamable-HTTP session",
     (MCP, EXECUTOR): "McpExecutor.execute: cached server row, McpSessionPool.call_tool (warm)",
     (MCP, GATEWAY): "ToolGateway.execute of the synced tool {serverId}__echo",
-    (MCP, INVOKE_TOOL): "invokeTool mutation over httpx.ASGITransport",
+    (MCP, INVOKE_TOOL): "invokeTool request into the ASGI app in process",
+    (MCP, SERVED): "invokeTool over HTTP to `quiver serve`",
     (BUILTIN, DIRECT): "BuiltinExecutor.execute(bt_current_time), in process",
     (BUILTIN, GATEWAY): "ToolGateway.execute(bt_current_time)",
-    (BUILTIN, INVOKE_TOOL): "invokeTool mutation over httpx.ASGITransport",
+    (BUILTIN, INVOKE_TOOL): "invokeTool request into the ASGI app in process",
+    (BUILTIN, SERVED): "invokeTool over HTTP to `quiver serve`",
 }
 HTTP_GOAL_MS = 2.0
 MCP_GOAL_RATIO = 1.2
@@ -229,6 +237,45 @@ def loopback_servers(directory: Path) -> Iterator[Servers]:
                 process.wait(timeout=10)
 
 
+@dataclass
+class QuiverServer:
+    url: str
+    admin_token: str
+    log_path: Path
+
+
+@contextmanager
+def quiver_server(database_url: str, secret_key: str, log_path: Path) -> Iterator[QuiverServer]:
+    """`quiver serve` on the benchmark's database, in its own process, as it is deployed."""
+    port = free_port()
+    token = "bench-" + secrets.token_hex(16)
+    environment = {
+        **{name: value for name, value in os.environ.items() if not name.startswith("QUIVER_")},
+        "QUIVER_DATABASE_URL": database_url,
+        "QUIVER_SECRET_KEY": secret_key,
+        "QUIVER_ADMIN_TOKEN": token,
+        "QUIVER_EGRESS_ALLOWLIST": "127.0.0.1",
+        "QUIVER_TOOL_RATE_LIMIT": BENCH_RATE_LIMIT,
+        "QUIVER_LOG_LEVEL": "INFO",
+    }
+    quiver = Path(sys.executable).parent / "quiver"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [str(quiver), "serve", "--port", str(port)], cwd=ROOT, env=environment, stdout=log, stderr=log
+        )
+        try:
+            wait_for_port(port, process, "quiver serve")
+            yield QuiverServer(f"http://127.0.0.1:{port}", token, log_path)
+        finally:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=10)
+
+
 # ------------------------------------------------------------------ measuring
 
 
@@ -245,10 +292,10 @@ class BackendResult:
     mcp_connects: int
 
 
-def _settings(database_url: str) -> Settings:
+def _settings(database_url: str, secret_key: str) -> Settings:
     return Settings(
         database_url=database_url,
-        secret_key=Fernet.generate_key().decode(),
+        secret_key=secret_key,
         admin_token=None,
         egress_allowlist="127.0.0.1",
         tool_rate_limit=BENCH_RATE_LIMIT,
@@ -288,6 +335,64 @@ class GraphQL:
             raise SystemExit(f"{name}: {payload['userErrors']}")
         result: dict[str, Any] = payload
         return result
+
+
+class AsgiGraphQL:
+    """POSTs GraphQL straight into the ASGI app, as a server hands it a parsed request: the
+    app's own cost (auth middleware, FastAPI, Strawberry, the resolvers), without any HTTP
+    client's (httpx's ASGITransport alone adds about 0.7 ms per request here)."""
+
+    def __init__(self, app: Any, key: str) -> None:
+        self.app = app
+        self.headers = [
+            (b"host", b"bench"),
+            (b"authorization", f"Bearer {key}".encode()),
+            (b"content-type", b"application/json"),
+        ]
+
+    async def execute(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        body = json.dumps({"query": query, "variables": variables}).encode()
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": "/graphql",
+            "raw_path": b"/graphql",
+            "query_string": b"",
+            "root_path": "",
+            "headers": [*self.headers, (b"content-length", str(len(body)).encode())],
+            "server": ("bench", 80),
+            "client": ("127.0.0.1", 50000),
+        }
+        delivered = False
+
+        async def receive() -> dict[str, Any]:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            await asyncio.Event().wait()  # a client that stays connected
+            return {"type": "http.disconnect"}
+
+        status = 0
+        chunks: list[bytes] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+
+        await self.app(scope, receive, send)
+        text = b"".join(chunks)
+        answer = json.loads(text)
+        if status != 200 or answer.get("errors"):
+            raise SystemExit(f"GraphQL failed: {status} {text[:500]!r}")
+        data: dict[str, Any] = answer["data"]
+        return data
 
 
 CREATE_SPACE = """
@@ -336,9 +441,11 @@ async def measure(
     migrate_s: float,
     log_path: Path,
     seed: int,
+    quiver: QuiverServer,
+    secret_key: str,
 ) -> BackendResult:
     handler = configure_json_log(log_path)
-    app = create_app(_settings(database_url))
+    app = create_app(_settings(database_url, secret_key))
     services = app.state.services
     async with services.session_factory() as session, session.begin():
         await load_builtin_catalog(session)
@@ -360,7 +467,13 @@ async def measure(
         client = await stack.enter_async_context(
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench")
         )
-        gql = GraphQL(client, admin_key)
+        gql = GraphQL(client, admin_key)  # setting up, in process
+        in_process = AsgiGraphQL(app, admin_key)
+        # invokeTool as a client sees it: HTTP to `quiver serve`, on a keep-alive connection.
+        served = GraphQL(
+            await stack.enter_async_context(httpx.AsyncClient(base_url=quiver.url, trust_env=False, timeout=30)),
+            quiver.admin_token,
+        )
         space_id = (
             await gql.mutate(
                 CREATE_SPACE, {"input": {"name": f"bench-{secrets.token_hex(3)}", "label": "Bench"}}, "createSpace"
@@ -456,11 +569,13 @@ async def measure(
 
             return run
 
-        def through_graphql(tool_id: str, arguments: dict[str, Any]) -> Callable[[], Awaitable[Any]]:
+        def through_graphql(
+            tool_id: str, arguments: dict[str, Any], client: GraphQL | AsgiGraphQL
+        ) -> Callable[[], Awaitable[Any]]:
             variables = {"input": {"spaceId": space_id, "toolId": tool_id, "arguments": arguments}}
 
             async def run() -> Any:
-                data = await gql.execute(INVOKE_TOOL_OPERATION, variables)
+                data = await client.execute(INVOKE_TOOL_OPERATION, variables)
                 _check_envelope(f"invokeTool {tool_id}", data["invokeTool"])
                 return data
 
@@ -470,24 +585,28 @@ async def measure(
             (CUSTOM, DIRECT): custom_direct,
             (CUSTOM, EXECUTOR): custom_executor,
             (CUSTOM, GATEWAY): through_gateway(custom_id, ARGUMENTS),
-            (CUSTOM, INVOKE_TOOL): through_graphql(custom_id, ARGUMENTS),
+            (CUSTOM, INVOKE_TOOL): through_graphql(custom_id, ARGUMENTS, in_process),
+            (CUSTOM, SERVED): through_graphql(custom_id, ARGUMENTS, served),
             (MCP, DIRECT): mcp_direct,
             (MCP, EXECUTOR): mcp_exec,
             (MCP, GATEWAY): through_gateway(mcp_tool_id, ARGUMENTS),
-            (MCP, INVOKE_TOOL): through_graphql(mcp_tool_id, ARGUMENTS),
+            (MCP, INVOKE_TOOL): through_graphql(mcp_tool_id, ARGUMENTS, in_process),
+            (MCP, SERVED): through_graphql(mcp_tool_id, ARGUMENTS, served),
             (BUILTIN, DIRECT): builtin_direct,
             (BUILTIN, GATEWAY): through_gateway("bt_current_time", {}),
-            (BUILTIN, INVOKE_TOOL): through_graphql("bt_current_time", {}),
+            (BUILTIN, INVOKE_TOOL): through_graphql("bt_current_time", {}, in_process),
+            (BUILTIN, SERVED): through_graphql("bt_current_time", {}, served),
         }
 
         # Same answer from the direct call and through the platform (a sanity check).
         custom_data = await custom_direct()
-        envelope = (await runners[(CUSTOM, INVOKE_TOOL)]())["invokeTool"]
-        if envelope["data"] != custom_data:
-            raise SystemExit(f"{backend}: invokeTool answered {envelope['data']!r}, direct {custom_data!r}")
-        envelope = (await runners[(MCP, INVOKE_TOOL)]())["invokeTool"]
-        if envelope["data"] != ARGUMENTS["message"]:
-            raise SystemExit(f"{backend}: the MCP tool answered {envelope['data']!r}")
+        for layer in (INVOKE_TOOL, SERVED):
+            envelope = (await runners[(CUSTOM, layer)]())["invokeTool"]
+            if envelope["data"] != custom_data:
+                raise SystemExit(f"{backend}: {layer} answered {envelope['data']!r}, direct {custom_data!r}")
+            envelope = (await runners[(MCP, layer)]())["invokeTool"]
+            if envelope["data"] != ARGUMENTS["message"]:
+                raise SystemExit(f"{backend}: the MCP tool answered {envelope['data']!r} ({layer})")
         async with services.session_factory() as session:
             rows_before = await session.scalar(select(func.count()).select_from(ToolCall))
 
@@ -517,8 +636,9 @@ async def measure(
     handler.flush()
     logging.getLogger().handlers[:] = []
     handler.close()
-    platform_variants = sum(1 for _, layer in VARIANTS if layer in (GATEWAY, INVOKE_TOOL))
+    platform_variants = sum(1 for _, layer in VARIANTS if layer in PLATFORM_LAYERS)
     log_text = await asyncio.to_thread(log_path.read_text)
+    log_text += await asyncio.to_thread(quiver.log_path.read_text)
     log_lines = sum(1 for line in log_text.splitlines() if '"message": "tool call SUCCESS"' in line)
     return BackendResult(
         backend=backend,
@@ -554,9 +674,10 @@ def print_method(args: argparse.Namespace) -> None:
     )
     print(
         "  app:        create_app(Settings(...)) in this process (asyncio loop), with its own "
-        "executors and MCP session pool; "
+        "executors and MCP session pool, for the executor and gateway variants; `quiver serve` "
+        "(uvicorn, its own process, same database and settings) for invokeTool; "
         f"tool_rate_limit={BENCH_RATE_LIMIT} so the quota never refuses (the limiter still runs); "
-        "JSON logs at INFO to a file, as `quiver serve` writes them"
+        "JSON logs at INFO to files, as `quiver serve` writes them"
     )
     print(
         f"  measured:   {args.warmup} warm-up rounds, then {args.iterations} rounds; each round "
@@ -614,11 +735,11 @@ def print_result(result: BackendResult) -> None:
                 f"   {percentile(result.settled[(kind, layer)], 0.5):>11.2f}"
             )
     print("  goals:")
-    for layer in (GATEWAY, INVOKE_TOOL):
+    for layer in PLATFORM_LAYERS:
         overhead = p50[(CUSTOM, layer)] - p50[(CUSTOM, DIRECT)]
         verdict = "met" if overhead < HTTP_GOAL_MS else "MISSED"
         print(f"    CUSTOM {layer:<11} overhead {overhead:5.2f} ms p50 (goal < {HTTP_GOAL_MS:g} ms): {verdict}")
-    for layer in (GATEWAY, INVOKE_TOOL):
+    for layer in PLATFORM_LAYERS:
         ratio = p50[(MCP, layer)] / p50[(MCP, DIRECT)]
         verdict = "met" if ratio <= MCP_GOAL_RATIO else "MISSED"
         print(f"    MCP    {layer:<11} ratio {ratio:5.2f}x p50 (goal <= {MCP_GOAL_RATIO:g}x): {verdict}")
@@ -626,13 +747,19 @@ def print_result(result: BackendResult) -> None:
     print(
         "  for reference, until settled (p50 / p50 of direct, not the goal's measure): MCP gateway "
         f"{percentile(result.settled[(MCP, GATEWAY)], 0.5) / settled_direct:.2f}x, invokeTool "
-        f"{percentile(result.settled[(MCP, INVOKE_TOOL)], 0.5) / settled_direct:.2f}x"
+        f"{percentile(result.settled[(MCP, INVOKE_TOOL)], 0.5) / settled_direct:.2f}x, served "
+        f"{percentile(result.settled[(MCP, SERVED)], 0.5) / settled_direct:.2f}x"
+    )
+    print(
+        "  note: 'served' pays one more HTTP round trip (client to Quiver) than 'direct' does, on top "
+        "of what invokeTool costs in process"
     )
     print(
         "  where it goes (p50 differences): "
         f"CUSTOM executor - direct {p50[(CUSTOM, EXECUTOR)] - p50[(CUSTOM, DIRECT)]:+.2f} ms, "
         f"gateway - executor {p50[(CUSTOM, GATEWAY)] - p50[(CUSTOM, EXECUTOR)]:+.2f} ms, "
-        f"invokeTool - gateway {p50[(CUSTOM, INVOKE_TOOL)] - p50[(CUSTOM, GATEWAY)]:+.2f} ms; "
+        f"invokeTool - gateway {p50[(CUSTOM, INVOKE_TOOL)] - p50[(CUSTOM, GATEWAY)]:+.2f} ms, "
+        f"served - invokeTool {p50[(CUSTOM, SERVED)] - p50[(CUSTOM, INVOKE_TOOL)]:+.2f} ms; "
         f"MCP executor - direct {p50[(MCP, EXECUTOR)] - p50[(MCP, DIRECT)]:+.2f} ms, "
         f"gateway - executor {p50[(MCP, GATEWAY)] - p50[(MCP, EXECUTOR)]:+.2f} ms; "
         f"BUILTIN gateway - function {p50[(BUILTIN, GATEWAY)] - p50[(BUILTIN, DIRECT)]:+.2f} ms"
@@ -690,18 +817,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                     migrate_started = time.perf_counter()
                     upgrade(url)
                     migrate_s = time.perf_counter() - migrate_started
-                    result = asyncio.run(
-                        measure(
-                            backend,
-                            url,
-                            servers,
-                            args.iterations,
-                            args.warmup,
-                            migrate_s,
-                            directory / f"{backend}-log.jsonl",
-                            args.seed,
+                    secret_key = Fernet.generate_key().decode()
+                    with quiver_server(url, secret_key, directory / f"{backend}-serve.log") as quiver:
+                        result = asyncio.run(
+                            measure(
+                                backend,
+                                url,
+                                servers,
+                                args.iterations,
+                                args.warmup,
+                                migrate_s,
+                                directory / f"{backend}-log.jsonl",
+                                args.seed,
+                                quiver,
+                                secret_key,
+                            )
                         )
-                    )
                 print_result(result)
     print(f"total run time: {time.perf_counter() - started:.1f} s")
     return 0
