@@ -32,7 +32,7 @@ from app.db import create_engine, create_session_factory
 from app.events.bus import EventBus, InProcessEventBus
 from app.events.redis_bus import RedisEventBus
 from app.gateway.call_log import CallLog
-from app.gateway.egress import EgressPolicy
+from app.gateway.egress import EgressPolicy, egress_checked_transport
 from app.gateway.executors.base import Executor
 from app.gateway.executors.builtin import BuiltinExecutor
 from app.gateway.executors.http import HttpExecutor
@@ -208,12 +208,13 @@ def build_services(settings: Settings) -> Services:
     session_factory = create_session_factory(engine)
     secret_box = load_secret_box(settings)
     # One shared client for every CUSTOM call; per-call timeouts come from the gateway.
+    egress = EgressPolicy(settings.egress_hosts)
+    # Every connection it makes is checked against the egress policy, to the address it uses.
     http_client = httpx.AsyncClient(
         follow_redirects=False,
-        limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
+        transport=egress_checked_transport(egress, httpx.Limits(max_connections=200, max_keepalive_connections=50)),
         trust_env=False,
     )
-    egress = EgressPolicy(settings.egress_hosts)
     bus: EventBus = RedisEventBus(settings.redis_url) if settings.redis_url else InProcessEventBus()
     builtins = BuiltinExecutor()
     # One live MCP session per server, reused by every call and by discovery.

@@ -1,12 +1,25 @@
 """Egress policy: no calls to loopback, private, link-local or metadata addresses
-unless the host is allow-listed (``QUIVER_EGRESS_ALLOWLIST``)."""
+unless the host is allow-listed (``QUIVER_EGRESS_ALLOWLIST``).
+
+For CUSTOM tools the policy is enforced where the connection is made
+(:class:`EgressCheckedBackend` under the shared httpx client): the host is resolved
+once, every address is checked, and the connection goes to a checked address. The
+check and the connection therefore see the same DNS answer (no rebinding between
+them), and a call on a kept-alive connection costs no DNS lookup at all.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
 import socket
+import ssl
+import typing
+from collections.abc import Awaitable, Callable, Iterable
 from urllib.parse import urlsplit
+
+import httpcore
+import httpx
 
 # Cloud metadata endpoints not covered by the link-local range.
 METADATA_ADDRESSES = {
@@ -15,12 +28,20 @@ METADATA_ADDRESSES = {
     ipaddress.ip_address("100.100.100.200"),
 }
 
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+#: host, port -> the addresses it resolves to (a test may give its own).
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+
 
 class EgressDeniedError(Exception):
     pass
 
 
-def _forbidden(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+class UnresolvableHostError(EgressDeniedError):
+    """The host name resolves to no address (now)."""
+
+
+def _forbidden(address: Address) -> bool:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
         address = address.ipv4_mapped
     return (
@@ -34,37 +55,137 @@ def _forbidden(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     )
 
 
+async def system_resolve(host: str, port: int) -> list[str]:
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def _literal(host: str) -> Address | None:
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
+
+
 class EgressPolicy:
-    def __init__(self, allowlist: set[str]) -> None:
-        self.allowlist = {host.strip().lower() for host in allowlist if host.strip()}
+    """Allow-listed entries are host names, or addresses (any host resolving to them)."""
+
+    def __init__(self, allowlist: Iterable[str], *, resolver: Resolver | None = None) -> None:
+        self.allowlist = {host.strip().lower().strip("[]") for host in allowlist if host.strip()}
+        self._resolve = resolver or system_resolve
 
     def is_allowed_host(self, host: str) -> bool:
         return host.lower().strip("[]") in self.allowlist
 
-    async def check_url(self, url: str, *, resolve_failure_ok: bool = False) -> None:
-        """Raise EgressDeniedError when the URL's host resolves to a forbidden address.
+    def _check_address(self, host: str, address: Address) -> None:
+        if _forbidden(address) and str(address) not in self.allowlist:
+            raise EgressDeniedError(
+                f"{host!r} resolves to {address}, a loopback, private, link-local or metadata "
+                "address; allow it with QUIVER_EGRESS_ALLOWLIST"
+            )
+
+    async def addresses_for(self, host: str, port: int) -> list[str] | None:
+        """The checked addresses a connection to ``host`` may use, resolved once; None for an
+        allow-listed host name (connect by name). Raises EgressDeniedError."""
+        host = host.lower().strip("[]")
+        if not host:
+            raise EgressDeniedError("no host")
+        if self.is_allowed_host(host):
+            return None
+        literal = _literal(host)
+        if literal is not None:
+            self._check_address(host, literal)
+            return [str(literal)]
+        try:
+            resolved = await self._resolve(host, port)
+        except OSError as error:
+            raise UnresolvableHostError(f"cannot resolve {host!r}: {error}") from None
+        if not resolved:
+            raise UnresolvableHostError(f"{host!r} resolves to no address")
+        for address in resolved:
+            self._check_address(host, ipaddress.ip_address(address))
+        return resolved
+
+    async def check_url(self, url: str, *, resolve_failure_ok: bool = False, resolve: bool = True) -> None:
+        """Raise EgressDeniedError when the URL's host is or resolves to a forbidden address.
 
         ``resolve_failure_ok``: at creation time a name that does not resolve (yet) is
-        accepted; it is checked again before every call.
+        accepted; it is checked again when connecting. ``resolve=False``: check only what
+        needs no DNS (a missing host, a forbidden literal address); the connection checks
+        the rest (see :class:`EgressCheckedBackend`).
         """
-        host = (urlsplit(url).hostname or "").lower()
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
         if not host:
             raise EgressDeniedError(f"{url!r} has no host")
-        if self.is_allowed_host(host):
+        if not resolve and _literal(host) is None:
             return
         try:
-            addresses = [ipaddress.ip_address(host)]
+            port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:
-            try:
-                infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
-            except OSError as error:
-                if resolve_failure_ok:
-                    return
-                raise EgressDeniedError(f"cannot resolve {host!r}: {error}") from None
-            addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
+            raise EgressDeniedError(f"{url!r} has an invalid port") from None
+        try:
+            await self.addresses_for(host, port)
+        except UnresolvableHostError:
+            if not resolve_failure_ok:
+                raise
+
+
+class EgressCheckedBackend(httpcore.AsyncNetworkBackend):
+    """httpcore's network backend, connecting only to addresses the policy allows: the host is
+    resolved once, checked, and the connection made to a checked address. TLS still verifies
+    the host name (httpcore takes the server name from the URL, not from the address)."""
+
+    def __init__(self, policy: EgressPolicy, inner: httpcore.AsyncNetworkBackend | None = None) -> None:
+        self.policy = policy
+        self.inner = inner or httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        local_address: str | None = None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        addresses = await self.policy.addresses_for(host, port)
+        if addresses is None:  # an allow-listed name
+            return await self.inner.connect_tcp(host, port, timeout, local_address, socket_options)
+        failure: Exception | None = None
         for address in addresses:
-            if _forbidden(address):
-                raise EgressDeniedError(
-                    f"{host!r} resolves to {address}, a loopback, private, link-local or metadata "
-                    "address; allow it with QUIVER_EGRESS_ALLOWLIST"
-                )
+            try:
+                return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as error:
+                failure = error
+        assert failure is not None
+        raise failure
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise EgressDeniedError("Unix sockets are not reachable through the egress policy")
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+def egress_checked_transport(
+    policy: EgressPolicy, limits: httpx.Limits, *, ssl_context: ssl.SSLContext | None = None
+) -> httpx.AsyncHTTPTransport:
+    """httpx's own transport, its connection pool on :class:`EgressCheckedBackend`.
+
+    httpx takes no network backend, so the pool it builds (``_pool``) is replaced by the
+    same httpcore pool (httpcore's public API) with the checked backend.
+    """
+    transport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+    transport._pool = httpcore.AsyncConnectionPool(
+        ssl_context=ssl_context or httpx.create_ssl_context(trust_env=False),
+        max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections,
+        keepalive_expiry=limits.keepalive_expiry,
+        network_backend=EgressCheckedBackend(policy),
+    )
+    return transport

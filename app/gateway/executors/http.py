@@ -1,8 +1,9 @@
 """CUSTOM tools: a JSON POST of the arguments to the tool's endpoint (cap 10 s).
 
-One shared httpx client; redirects are never followed; the endpoint's host is
-checked against the egress policy before every call; responses over 1 MB are
-refused. Credentials come from the tool's encrypted auth configuration.
+One shared httpx client; redirects are never followed; the egress policy is
+enforced on every connection the client makes (app.gateway.egress), so the address
+checked is the address called; responses over 1 MB are refused. Credentials come
+from the tool's encrypted auth configuration.
 """
 
 from __future__ import annotations
@@ -55,18 +56,17 @@ class OAuthTokenCache:
             cached = self._tokens.get(key)
             if cached and not refresh and cached.expires_at > time.monotonic():
                 return cached.value
-            try:
-                await self._egress.check_url(config["token_url"])
-            except EgressDeniedError as error:
-                raise ToolFailure(
-                    EGRESS_DENIED, "The tool's token endpoint is not reachable from this platform.", str(error)
-                ) from None
             form = {"grant_type": "client_credentials", "client_id": config["client_id"],
                     "client_secret": config["secret"]}
             if config.get("scopes"):
                 form["scope"] = " ".join(config["scopes"])
             try:
+                await self._egress.check_url(config["token_url"], resolve=False)
                 response = await self._client.post(config["token_url"], data=form)
+            except EgressDeniedError as error:
+                raise ToolFailure(
+                    EGRESS_DENIED, "The tool's token endpoint is not reachable from this platform.", str(error)
+                ) from None
             except httpx.TimeoutException:
                 raise ToolFailure(EXTERNAL_API_TIMEOUT, "The token endpoint timed out.", retryable=True) from None
             except httpx.HTTPError as error:
@@ -114,11 +114,9 @@ class HttpExecutor(CappedExecutor):
         tool = invocation.tool
         endpoint = tool.endpoint or ""
         try:
-            await self.egress.check_url(endpoint)
+            await self.egress.check_url(endpoint, resolve=False)  # the connection checks the rest
         except EgressDeniedError as error:
-            raise ToolFailure(
-                EGRESS_DENIED, "The tool's endpoint is not reachable from this platform.", str(error)
-            ) from None
+            raise _egress_denied(error) from None
         config = self.secret_box.decrypt(tool.auth_config) if tool.auth_config else None
         headers = {
             "Content-Type": "application/json",
@@ -175,6 +173,8 @@ class HttpExecutor(CappedExecutor):
                         raise _too_large(size)
                     chunks.append(chunk)
                 return response.status_code, b"".join(chunks), response.headers.get("content-type", "")
+        except EgressDeniedError as error:  # from the connection (app.gateway.egress)
+            raise _egress_denied(error) from None
         except httpx.TimeoutException:
             raise ToolFailure(
                 EXTERNAL_API_TIMEOUT, "The tool's service did not answer in time.",
@@ -185,6 +185,10 @@ class HttpExecutor(CappedExecutor):
                 EXTERNAL_API_ERROR, "The tool's service could not be reached.",
                 f"{type(error).__name__}: {error}", retryable=True,
             ) from None
+
+
+def _egress_denied(error: EgressDeniedError) -> ToolFailure:
+    return ToolFailure(EGRESS_DENIED, "The tool's endpoint is not reachable from this platform.", str(error))
 
 
 def _too_large(size: int) -> ToolFailure:

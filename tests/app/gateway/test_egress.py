@@ -1,0 +1,148 @@
+"""The egress policy where connections are made: one resolution per connection, every
+address checked, the connection made to a checked address (no DNS rebinding between the
+check and the connection), and no lookup at all on a kept-alive connection. Against a
+real loopback server; names are resolved by a resolver the test controls."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from app.crypto import SecretBox
+from app.gateway.egress import EgressDeniedError, EgressPolicy, egress_checked_transport
+from app.gateway.executors.base import Invocation
+from app.gateway.executors.http import HttpExecutor
+from app.gateway.envelope import ToolFailure
+from app.principal import SYSTEM_PRINCIPAL
+from app.tools.models import ToolDefinition
+from tests.conftest import TEST_SECRET_KEY
+from tests.support.http_tool_server import ToolServer, running_tool_server
+
+LIMITS = httpx.Limits(max_connections=10, max_keepalive_connections=5)
+
+
+@pytest.fixture(scope="module")
+def tool_server() -> Iterator[ToolServer]:
+    with running_tool_server() as server:
+        yield server
+
+
+class ScriptedResolver:
+    """Answers for made-up names, one answer per lookup, and counts the lookups."""
+
+    def __init__(self, *answers: list[str]) -> None:
+        self.answers = list(answers)
+        self.lookups: list[str] = []
+
+    async def __call__(self, host: str, port: int) -> list[str]:
+        self.lookups.append(host)
+        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+
+
+def client_for(policy: EgressPolicy) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=egress_checked_transport(policy, LIMITS), trust_env=False)
+
+
+def name_url(server: ToolServer, path: str) -> str:
+    return f"http://tool.example:{server.port}{path}"
+
+
+class TestConnections:
+    async def test_a_name_resolving_to_a_forbidden_address_is_refused_before_connecting(
+        self, tool_server: ToolServer
+    ) -> None:
+        resolver = ScriptedResolver(["127.0.0.1"])
+        key = secrets.token_hex(4)
+        async with client_for(EgressPolicy([], resolver=resolver)) as client:
+            with pytest.raises(EgressDeniedError, match="127.0.0.1"):
+                await client.post(name_url(tool_server, f"/ok/{key}"), json={})
+        assert f"ok/{key}" not in (await tool_server.state())["requests"]
+
+    async def test_the_connection_goes_to_the_address_that_was_checked(self, tool_server: ToolServer) -> None:
+        """Allowed through its address (an allow-listed 127.0.0.1); the request carries the name."""
+        resolver = ScriptedResolver(["127.0.0.1"])
+        async with client_for(EgressPolicy(["127.0.0.1"], resolver=resolver)) as client:
+            response = await client.post(name_url(tool_server, f"/ok/{secrets.token_hex(4)}"), json={"n": 1})
+        assert response.status_code == 200 and response.json()["received"] == {"n": 1}
+        assert resolver.lookups == ["tool.example"]
+
+    async def test_a_kept_alive_connection_costs_no_more_lookups(self, tool_server: ToolServer) -> None:
+        resolver = ScriptedResolver(["127.0.0.1"])
+        async with client_for(EgressPolicy(["127.0.0.1"], resolver=resolver)) as client:
+            for n in range(5):
+                response = await client.post(name_url(tool_server, f"/ok/{secrets.token_hex(4)}"), json={"n": n})
+                assert response.status_code == 200
+        assert resolver.lookups == ["tool.example"]
+
+    async def test_a_rebound_name_is_refused_on_its_next_connection(self, tool_server: ToolServer) -> None:
+        """The first connection is checked and used; once the name points at a forbidden
+        address, a new connection is refused — never made to the new address unchecked."""
+        resolver = ScriptedResolver(["127.0.0.1"], ["10.0.0.7"])
+        async with client_for(EgressPolicy(["127.0.0.1"], resolver=resolver)) as client:
+            assert (await client.post(name_url(tool_server, "/ok/rebind"), json={})).status_code == 200
+        async with client_for(EgressPolicy(["127.0.0.1"], resolver=resolver)) as client:
+            with pytest.raises(EgressDeniedError, match="10.0.0.7"):
+                await client.post(name_url(tool_server, "/ok/rebind"), json={})
+
+    async def test_an_allow_listed_name_is_connected_by_name(self, tool_server: ToolServer) -> None:
+        resolver = ScriptedResolver(["10.0.0.7"])  # never asked
+        async with client_for(EgressPolicy(["localhost"], resolver=resolver)) as client:
+            url = f"http://localhost:{tool_server.port}/ok/{secrets.token_hex(4)}"
+            assert (await client.post(url, json={})).status_code == 200
+        assert resolver.lookups == []
+
+
+class TestThroughTheHttpExecutor:
+    def _invocation(self, endpoint: str) -> Invocation:
+        tool = ToolDefinition(
+            tool_id="ct_egress", type="CUSTOM", endpoint=endpoint, auth_type="NONE", auth_config=None,
+            static_arguments={},
+        )
+        return Invocation(
+            tool=tool, arguments={"n": 1}, principal=SYSTEM_PRINCIPAL, space_id="sp_system",
+            trace_id="t" * 32, timeout_s=5.0,
+        )
+
+    async def _execute(self, policy: EgressPolicy, endpoint: str) -> Any:
+        async with client_for(policy) as client:
+            executor = HttpExecutor(client, SecretBox(TEST_SECRET_KEY.encode()), policy)
+            return await executor.execute(self._invocation(endpoint))
+
+    async def test_a_refused_connection_is_the_egress_envelope_error(self, tool_server: ToolServer) -> None:
+        policy = EgressPolicy([], resolver=ScriptedResolver(["169.254.169.254"]))
+        with pytest.raises(ToolFailure) as raised:
+            await self._execute(policy, name_url(tool_server, "/ok/exec"))
+        assert raised.value.error.code == "EGRESS_DENIED"
+        assert "169.254.169.254" in (raised.value.error.detail or "")
+
+    async def test_a_forbidden_literal_is_refused_without_any_lookup(self, tool_server: ToolServer) -> None:
+        resolver = ScriptedResolver(["127.0.0.1"])
+        with pytest.raises(ToolFailure) as raised:
+            await self._execute(EgressPolicy([], resolver=resolver), f"http://127.0.0.2:{tool_server.port}/ok/x")
+        assert raised.value.error.code == "EGRESS_DENIED"
+        assert resolver.lookups == []
+
+    async def test_an_allowed_name_is_called(self, tool_server: ToolServer) -> None:
+        policy = EgressPolicy(["127.0.0.1"], resolver=ScriptedResolver(["127.0.0.1"]))
+        data = await self._execute(policy, name_url(tool_server, f"/ok/{secrets.token_hex(4)}"))
+        assert data["received"] == {"n": 1}
+
+
+class TestPolicyChecks:
+    async def test_creation_time_accepts_a_name_that_does_not_resolve_yet(self) -> None:
+        async def unresolvable(host: str, port: int) -> list[str]:
+            raise OSError("Name or service not known")
+
+        policy = EgressPolicy([], resolver=unresolvable)
+        await policy.check_url("https://not-yet.example/hook", resolve_failure_ok=True)
+        with pytest.raises(EgressDeniedError, match="cannot resolve"):
+            await policy.check_url("https://not-yet.example/hook")
+
+    async def test_creation_time_refuses_a_name_resolving_to_a_private_address(self) -> None:
+        policy = EgressPolicy([], resolver=ScriptedResolver(["192.168.1.10"]))
+        with pytest.raises(EgressDeniedError, match="192.168.1.10"):
+            await policy.check_url("https://intranet.example/hook", resolve_failure_ok=True)
