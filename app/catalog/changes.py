@@ -40,6 +40,8 @@ WATCHED_TABLES = frozenset(
 TOPIC = "catalog_changes"
 _CHANGED = "quiver.catalog_changed"
 DEFAULT_MAX_ENTRIES = 10_000
+#: How long an entry may be used when no change is heard of (QUIVER_CATALOG_CACHE_TTL_S).
+DEFAULT_TTL_S = 5.0
 RESUBSCRIBE_MIN_S, RESUBSCRIBE_MAX_S = 0.5, 10.0
 
 K = TypeVar("K", bound=Hashable)
@@ -125,9 +127,6 @@ class GenerationCache(Generic[K, V]):
             self._entries.clear()
         self._entries[key] = (generation, now + self.ttl_s, value)
         return value
-
-    def clear(self) -> None:
-        self._entries.clear()
 
 
 class ChangeRelay:

@@ -71,7 +71,6 @@ async def calls_by_run_ids(session: AsyncSession, run_ids: Sequence[str]) -> dic
 
 # On the table, not the entity: a plain Core INSERT, built once (app.gateway.call_log runs it).
 INSERT_CALL = insert(ToolCall.__table__)  # type: ignore[arg-type]  # __table__ is typed as FromClause
-CALL_COLUMNS = frozenset(column.key for column in ToolCall.__table__.columns)
 
 
 async def get_call(session: AsyncSession, call_id: str) -> ToolCall | None:

@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.catalog.changes import GenerationCache
+from app.catalog.changes import DEFAULT_TTL_S, GenerationCache
 from app.db import utcnow
 from app.events.bus import EventBus
 from app.gateway import metrics
@@ -56,8 +56,6 @@ REDACTED = "[redacted]"
 BACKOFF_BASE_S = 0.05
 BACKOFF_MAX_S = 1.0
 EXECUTOR_GRACE_S = 1.0
-#: How long a resolved tool may be reused when no change is heard of (changes drop it at once).
-DEFAULT_CATALOG_TTL_S = 5.0
 # Longest tool id and idempotency key the call log stores.
 MAX_IDENTIFIER_LENGTH = 200
 
@@ -132,7 +130,7 @@ class ToolGateway:
         quotas: QuotaGuard,
         bus: EventBus,
         call_log: CallLog,
-        catalog_ttl_s: float = DEFAULT_CATALOG_TTL_S,
+        catalog_ttl_s: float = DEFAULT_TTL_S,
     ) -> None:
         self.session_factory = session_factory
         self.executors = executors

@@ -45,7 +45,7 @@ from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, METHOD_NOT_FOUND, REQU
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.catalog.changes import GenerationCache
+from app.catalog.changes import DEFAULT_TTL_S, GenerationCache
 from app.crypto import SecretBox
 from app.gateway.egress import EgressDeniedError, EgressPolicy
 from app.gateway.envelope import (
@@ -637,7 +637,7 @@ class McpExecutor(CappedExecutor):
         pool: McpSessionPool,
         session_factory: async_sessionmaker[AsyncSession],
         *,
-        config_ttl_s: float = 5.0,
+        config_ttl_s: float = DEFAULT_TTL_S,
     ) -> None:
         self.pool = pool
         self.session_factory = session_factory
