@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -20,31 +19,6 @@ from tests.support.mcp import add_server, invocation, mcp_tool, new_pool
 from tests.support.processes import HttpMcpServer
 
 SessionFactory = async_sessionmaker[AsyncSession]
-
-
-@pytest.fixture(scope="module")
-def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpMcpServer]:
-    server = HttpMcpServer(tmp_path_factory.mktemp("mcp-http") / "state.json")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def server(http_server: HttpMcpServer) -> HttpMcpServer:
-    """The shared server, running (a test may have crashed it) and in its default state."""
-    http_server.set_state({})
-    http_server.ensure_running()
-    return http_server
-
-
-@pytest.fixture
-async def pool() -> AsyncIterator[McpSessionPool]:
-    pool = new_pool()
-    yield pool
-    await pool.close()
 
 
 @pytest.fixture

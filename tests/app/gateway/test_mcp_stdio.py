@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import AsyncIterator
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -13,18 +12,11 @@ from app.gateway.envelope import MCP_ERROR, ToolFailure
 from app.gateway.executors.mcp import McpExecutor, McpSessionPool
 from app.gateway.mcp_sync import sync_server
 from app.ids import mcp_tool_id
-from tests.support.mcp import TIME_SERVER_COMMAND, add_server, invocation, load_tool, new_pool
+from tests.support.mcp import TIME_SERVER_COMMAND, add_server, invocation, load_tool
 from tests.support.processes import child_pids, wait_until
 
 SessionFactory = async_sessionmaker[AsyncSession]
 TIME_SERVER_MARKER = "mcp_server_time"
-
-
-@pytest.fixture
-async def pool() -> AsyncIterator[McpSessionPool]:
-    pool = new_pool()
-    yield pool
-    await pool.close()
 
 
 @pytest.fixture

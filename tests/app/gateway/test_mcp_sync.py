@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -14,35 +12,11 @@ from app.ids import mcp_tool_id
 from app.principal import SYSTEM_PRINCIPAL
 from app.tools.models import McpServer
 from app.tools.service import set_tool_status
-from tests.support.mcp import add_server, invocation, load_server, load_tool, new_pool
+from tests.support.mcp import add_server, invocation, load_server, load_tool
 from tests.support.processes import HttpMcpServer, free_port
 
 SessionFactory = async_sessionmaker[AsyncSession]
 BASE_TOOLS = {"echo", "write_note", "fail", "weather", "slow", "crash", "whoami"}
-
-
-@pytest.fixture(scope="module")
-def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpMcpServer]:
-    server = HttpMcpServer(tmp_path_factory.mktemp("mcp-sync") / "state.json")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def server(http_server: HttpMcpServer) -> HttpMcpServer:
-    http_server.set_state({})
-    http_server.ensure_running()
-    return http_server
-
-
-@pytest.fixture
-async def pool() -> AsyncIterator[McpSessionPool]:
-    pool = new_pool()
-    yield pool
-    await pool.close()
 
 
 @pytest.fixture
