@@ -314,6 +314,15 @@ def configure_json_log(path: Path) -> logging.Handler:
     return handler
 
 
+def graphql_data(status: int, body: bytes) -> dict[str, Any]:
+    """The ``data`` of a successful GraphQL response; the run stops on anything else."""
+    answer = json.loads(body) if body else {}
+    if status != 200 or answer.get("errors") or "data" not in answer:
+        raise SystemExit(f"GraphQL failed: {status} {body[:500]!r}")
+    data: dict[str, Any] = answer["data"]
+    return data
+
+
 class GraphQL:
     def __init__(self, client: httpx.AsyncClient, key: str) -> None:
         self.client = client
@@ -323,11 +332,7 @@ class GraphQL:
         response = await self.client.post(
             "/graphql", json={"query": query, "variables": variables}, headers=self.headers
         )
-        body = response.json()
-        if response.status_code != 200 or body.get("errors"):
-            raise SystemExit(f"GraphQL failed: {response.status_code} {response.text[:500]}")
-        data: dict[str, Any] = body["data"]
-        return data
+        return graphql_data(response.status_code, response.content)
 
     async def mutate(self, query: str, variables: dict[str, Any], name: str) -> dict[str, Any]:
         payload = (await self.execute(query, variables))[name]
@@ -387,12 +392,7 @@ class AsgiGraphQL:
                 chunks.append(message.get("body", b""))
 
         await self.app(scope, receive, send)
-        text = b"".join(chunks)
-        answer = json.loads(text)
-        if status != 200 or answer.get("errors"):
-            raise SystemExit(f"GraphQL failed: {status} {text[:500]!r}")
-        data: dict[str, Any] = answer["data"]
-        return data
+        return graphql_data(status, b"".join(chunks))
 
 
 CREATE_SPACE = """
@@ -697,7 +697,7 @@ def print_method(args: argparse.Namespace) -> None:
     print(
         f"  goals:      CUSTOM: overhead under {HTTP_GOAL_MS:g} ms p50 including the call-log write; "
         f"MCP: within {MCP_GOAL_RATIO:g}x of the direct warm-session call (p50). Judged for the "
-        "gateway (ToolGateway.execute) and for invokeTool"
+        "gateway (ToolGateway.execute), for invokeTool (in process) and for served (over HTTP)"
     )
     print("  caution:    only comparable between runs on a quiet machine; load average printed")
     print()
