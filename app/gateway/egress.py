@@ -1,11 +1,14 @@
 """Egress policy: no calls to loopback, private, link-local or metadata addresses
 unless the host is allow-listed (``QUIVER_EGRESS_ALLOWLIST``).
 
-For CUSTOM tools the policy is enforced where the connection is made
-(:class:`EgressCheckedBackend` under the shared httpx client): the host is resolved
-once, every address is checked, and the connection goes to a checked address. The
-check and the connection therefore see the same DNS answer (no rebinding between
-them), and a call on a kept-alive connection costs no DNS lookup at all.
+The policy is enforced where connections are made, for CUSTOM tools
+(:class:`EgressCheckedBackend` under the shared httpx client) and for MCP servers over
+HTTP (:class:`EgressCheckedBackend2` under each session's httpx2 client, the HTTP
+library the ``mcp`` SDK uses): the host is resolved once per connection, every address
+is checked, and the connection goes to a checked address. The check and the
+connection therefore see the same DNS answer (no rebinding between them), a name that
+is rebound during a long MCP session is refused on the session's next connection, and
+a call on a kept-alive connection costs no DNS lookup at all.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from collections.abc import Awaitable, Callable, Iterable
 from urllib.parse import urlsplit
 
 import httpcore
+import httpcore2
 import httpx
+import httpx2
 
 # Cloud metadata endpoints not covered by the link-local range.
 METADATA_ADDRESSES = {
@@ -29,6 +34,7 @@ METADATA_ADDRESSES = {
 }
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Stream = typing.TypeVar("Stream")
 #: host, port -> the addresses it resolves to (a test may give its own).
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 
@@ -131,6 +137,35 @@ class EgressPolicy:
                 raise
 
 
+async def connect_checked(
+    policy: EgressPolicy,
+    host: str,
+    port: int,
+    connect: Callable[[str], Awaitable[Stream]],
+    connect_errors: tuple[type[Exception], ...],
+    on_denied: Callable[[EgressDeniedError], None] | None = None,
+) -> Stream:
+    """``connect(address)`` to the first checked address of ``host`` that takes the connection
+    (by name for an allow-listed name). Raises EgressDeniedError before connecting anywhere,
+    after telling ``on_denied``."""
+    try:
+        addresses = await policy.addresses_for(host, port)
+    except EgressDeniedError as denial:
+        if on_denied is not None:
+            on_denied(denial)
+        raise
+    if addresses is None:  # an allow-listed name
+        return await connect(host)
+    failure: Exception | None = None
+    for address in addresses:
+        try:
+            return await connect(address)
+        except connect_errors as error:
+            failure = error
+    assert failure is not None
+    raise failure
+
+
 class EgressCheckedBackend(httpcore.AsyncNetworkBackend):
     """httpcore's network backend, connecting only to addresses the policy allows: the host is
     resolved once, checked, and the connection made to a checked address. TLS still verifies
@@ -148,17 +183,12 @@ class EgressCheckedBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        addresses = await self.policy.addresses_for(host, port)
-        if addresses is None:  # an allow-listed name
-            return await self.inner.connect_tcp(host, port, timeout, local_address, socket_options)
-        failure: Exception | None = None
-        for address in addresses:
-            try:
-                return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as error:
-                failure = error
-        assert failure is not None
-        raise failure
+        async def connect(address: str) -> httpcore.AsyncNetworkStream:
+            return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
+
+        return await connect_checked(
+            self.policy, host, port, connect, (httpcore.ConnectError, httpcore.ConnectTimeout)
+        )
 
     async def connect_unix_socket(
         self,
@@ -166,6 +196,50 @@ class EgressCheckedBackend(httpcore.AsyncNetworkBackend):
         timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
         socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
+        raise EgressDeniedError("Unix sockets are not reachable through the egress policy")
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+class EgressCheckedBackend2(httpcore2.AsyncNetworkBackend):
+    """:class:`EgressCheckedBackend` for httpcore2, under the ``mcp`` SDK's httpx2 clients.
+
+    ``on_denied`` learns of each refusal as it happens: the SDK reports a failed request
+    of its own only as a closed connection."""
+
+    def __init__(
+        self,
+        policy: EgressPolicy,
+        inner: httpcore2.AsyncNetworkBackend | None = None,
+        *,
+        on_denied: Callable[[EgressDeniedError], None] | None = None,
+    ) -> None:
+        self.policy = policy
+        self.inner = inner or httpcore2.AnyIOBackend()
+        self.on_denied = on_denied
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore2's interface
+        local_address: str | None = None,
+        socket_options: typing.Iterable[httpcore2.SOCKET_OPTION] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
+        async def connect(address: str) -> httpcore2.AsyncNetworkStream:
+            return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
+
+        return await connect_checked(
+            self.policy, host, port, connect, (httpcore2.ConnectError, httpcore2.ConnectTimeout), self.on_denied
+        )
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore2's interface
+        socket_options: typing.Iterable[httpcore2.SOCKET_OPTION] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
         raise EgressDeniedError("Unix sockets are not reachable through the egress policy")
 
     async def sleep(self, seconds: float) -> None:
@@ -187,5 +261,24 @@ def egress_checked_transport(
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,
         network_backend=EgressCheckedBackend(policy),
+    )
+    return transport
+
+
+def egress_checked_transport2(
+    policy: EgressPolicy,
+    limits: httpx2.Limits,
+    *,
+    ssl_context: ssl.SSLContext | None = None,
+    on_denied: Callable[[EgressDeniedError], None] | None = None,
+) -> httpx2.AsyncHTTPTransport:
+    """:func:`egress_checked_transport` for httpx2 (the ``mcp`` SDK's HTTP library)."""
+    transport = httpx2.AsyncHTTPTransport(limits=limits, trust_env=False)
+    transport._pool = httpcore2.AsyncConnectionPool(
+        ssl_context=ssl_context or httpx2.create_ssl_context(trust_env=False),
+        max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections,
+        keepalive_expiry=limits.keepalive_expiry,
+        network_backend=EgressCheckedBackend2(policy, on_denied=on_denied),
     )
     return transport

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import json
 import logging
 from collections import Counter
@@ -47,7 +48,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.catalog.changes import DEFAULT_TTL_S, GenerationCache
 from app.crypto import SecretBox
-from app.gateway.egress import EgressDeniedError, EgressPolicy
+from app.gateway.egress import EgressDeniedError, EgressPolicy, egress_checked_transport2
 from app.gateway.envelope import (
     EGRESS_DENIED,
     EXTERNAL_API_TIMEOUT,
@@ -66,6 +67,8 @@ T = TypeVar("T")
 CLIENT_INFO = types.Implementation(name="quiver", version="0.1.0")
 #: Transport setup + ``initialize`` + the priming ``tools/list``.
 CONNECT_TIMEOUT_S = 10.0
+#: Connections of one session's HTTP client (the SDK runs each request on its own POST).
+HTTP_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
 #: How long an idle server-to-client SSE stream may stay silent.
 SSE_READ_TIMEOUT_S = 300.0
 #: A hard bound around a request, beyond the SDK's own read timeout.
@@ -213,6 +216,10 @@ class _Connection:
         self.headers = headers
         self.session: ClientSession | None = None
         self.error: BaseException | None = None
+        # Set when the egress policy refused a connection the session tried to make, with
+        # the number of calls in flight then (with one, the refused request was its own).
+        self.egress_denial: EgressDeniedError | None = None
+        self.in_flight_at_denial = 0
         self.ready = asyncio.Event()
         self._wake = asyncio.Event()
         self.is_broken = False
@@ -223,6 +230,15 @@ class _Connection:
     @property
     def is_usable(self) -> bool:
         return self.ready.is_set() and self.session is not None and not (self.is_broken or self.is_retired)
+
+    def deny_egress(self, denial: EgressDeniedError) -> None:
+        """A connection the session needed was refused (its name was rebound to a forbidden
+        address): the session ends. Its transport may not notice by itself (SSE's writer
+        only logs the error), and nothing more may be sent to that name."""
+        if self.egress_denial is None:
+            self.egress_denial = denial
+            self.in_flight_at_denial = self.in_flight
+        self.mark_broken()
 
     def mark_broken(self) -> None:
         self.is_broken = True
@@ -245,6 +261,22 @@ class _Connection:
 
     async def wait_for_end(self) -> None:
         await self._wake.wait()
+
+
+def _raise_if_denied(connection: _Connection) -> None:
+    """A request that failed because the egress policy refused a connection of its session.
+
+    While starting the session, or with this the only call in flight, the refused
+    connection was the request's own: an EGRESS error, nothing was sent. With calls side by
+    side, a call may have been sent before the session ended: a lost connection (the tool
+    may or may not have run), with the refusal as the cause.
+    """
+    denial = connection.egress_denial
+    if denial is None:
+        return
+    if connection.in_flight_at_denial <= 1:
+        raise McpCallError(EGRESS, str(denial)) from None
+    raise McpCallError(CONNECTION_LOST, f"the session ended: {denial}") from None
 
 
 async def list_all_tools(
@@ -277,7 +309,9 @@ class McpSessionPool:
     """One live MCP session per server id, made on first use and reused afterwards.
 
     Concurrent first uses of a server share one connection attempt (a lock per server).
-    Egress is checked before each connection is made, so at call time.
+    Egress is checked at call time: when a session starts (a refusal is an EGRESS error
+    before anything runs) and, by the session's HTTP client, on every connection the
+    session makes later (a name rebound to a forbidden address is refused).
     """
 
     def __init__(
@@ -286,10 +320,12 @@ class McpSessionPool:
         egress: EgressPolicy,
         *,
         connect_timeout_s: float = CONNECT_TIMEOUT_S,
+        http_limits: httpx2.Limits = HTTP_LIMITS,
     ) -> None:
         self.secret_box = secret_box
         self.egress = egress
         self.connect_timeout_s = connect_timeout_s
+        self.http_limits = http_limits
         self._connections: dict[str, _Connection] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._holders: set[asyncio.Task[None]] = set()
@@ -383,6 +419,7 @@ class McpSessionPool:
                 return await operation(session, remaining)
         except TimeoutError:
             self._retire(connection)
+            _raise_if_denied(connection)
             raise McpCallError(TIMED_OUT, f"no answer within {remaining:.1f}s") from None
         except MCPError as error:
             if error.code == REQUEST_TIMEOUT:
@@ -390,6 +427,7 @@ class McpSessionPool:
                 raise McpCallError(TIMED_OUT, f"no answer within {remaining:.1f}s") from None
             if error.code == CONNECTION_CLOSED:
                 self._retire(connection)
+                _raise_if_denied(connection)
                 raise McpCallError(CONNECTION_LOST, f"connection closed: {error.message}") from None
             if _is_session_expired(connection.config, error):
                 self._retire(connection)
@@ -409,6 +447,7 @@ class McpSessionPool:
             raise McpCallError(BAD_RESULT, describe_error(error)) from None
         except Exception as error:
             self._retire(connection)
+            _raise_if_denied(connection)
             raise McpCallError(CONNECTION_LOST, describe_error(error)) from None
         finally:
             connection.call_finished()
@@ -432,6 +471,7 @@ class McpSessionPool:
             await connection.ready.wait()
             if not connection.is_usable:
                 self._retire(connection)
+                _raise_if_denied(connection)
                 cause = describe_error(connection.error) if connection.error else "the connection closed"
                 raise McpCallError(UNREACHABLE, cause)
             return connection
@@ -486,18 +526,39 @@ class McpSessionPool:
                 headers=connection.headers,
                 timeout=self.connect_timeout_s,
                 sse_read_timeout=SSE_READ_TIMEOUT_S,
+                httpx_client_factory=functools.partial(self._http_client, on_denied=connection.deny_egress),
             ) as streams:
                 yield streams
         else:
             assert config.url is not None
-            # The SDK follows same-origin redirects itself; this client follows none.
-            http_client = httpx2.AsyncClient(
+            http_client = self._http_client(
                 headers=connection.headers,
                 timeout=httpx2.Timeout(self.connect_timeout_s, read=SSE_READ_TIMEOUT_S),
-                follow_redirects=False,
+                on_denied=connection.deny_egress,
             )
             async with http_client, streamable_http_client(config.url, http_client=http_client) as streams:
                 yield streams
+
+    def _http_client(
+        self,
+        headers: dict[str, str] | None = None,
+        timeout: httpx2.Timeout | None = None,
+        auth: httpx2.Auth | None = None,
+        *,
+        on_denied: Callable[[EgressDeniedError], None] | None = None,
+    ) -> httpx2.AsyncClient:
+        """A session's HTTP client (the SDK's client factory): every connection it makes, the
+        session's first and any later one, goes only to an address the egress policy allows
+        (``on_denied`` hears of a refusal). It follows no redirects; the SDK follows
+        same-origin ones itself."""
+        return httpx2.AsyncClient(
+            transport=egress_checked_transport2(self.egress, self.http_limits, on_denied=on_denied),
+            headers=headers,
+            timeout=timeout if timeout is not None else httpx2.Timeout(self.connect_timeout_s, read=SSE_READ_TIMEOUT_S),
+            auth=auth,
+            follow_redirects=False,
+            trust_env=False,
+        )
 
     async def _hold(self, connection: _Connection) -> None:
         """Own the transport and the session, from connect to close, in this one task."""

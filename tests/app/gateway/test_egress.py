@@ -5,22 +5,29 @@ real loopback server; names are resolved by a resolver the test controls."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import httpx2
 import pytest
+from cryptography.fernet import Fernet
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.crypto import SecretBox
 from app.gateway.egress import EgressDeniedError, EgressPolicy, egress_checked_transport
 from app.gateway.envelope import ToolFailure
 from app.gateway.executors.base import Invocation
 from app.gateway.executors.http import HttpExecutor
+from app.gateway.executors.mcp import McpExecutor, McpSessionPool
 from app.principal import SYSTEM_PRINCIPAL
 from app.tools.models import ToolDefinition
 from tests.conftest import TEST_SECRET_KEY
 from tests.support.http_tool_server import ToolServer, running_tool_server
+from tests.support.mcp import add_server, invocation, mcp_tool
+from tests.support.processes import HttpMcpServer
 
 LIMITS = httpx.Limits(max_connections=10, max_keepalive_connections=5)
 
@@ -41,6 +48,18 @@ class ScriptedResolver:
     async def __call__(self, host: str, port: int) -> list[str]:
         self.lookups.append(host)
         return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+
+
+class SwitchableResolver:
+    """One answer for every lookup until the test changes it (a name being rebound)."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        self.lookups: list[str] = []
+
+    async def __call__(self, host: str, port: int) -> list[str]:
+        self.lookups.append(host)
+        return [self.answer]
 
 
 def client_for(policy: EgressPolicy) -> httpx.AsyncClient:
@@ -146,3 +165,95 @@ class TestPolicyChecks:
         policy = EgressPolicy([], resolver=ScriptedResolver(["192.168.1.10"]))
         with pytest.raises(EgressDeniedError, match=r"192\.168\.1\.10"):
             await policy.check_url("https://intranet.example/hook", resolve_failure_ok=True)
+
+
+@pytest.fixture(scope="module")
+def sse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpMcpServer]:
+    server = HttpMcpServer(tmp_path_factory.mktemp("mcp-sse-egress") / "state.json", is_sse=True)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+class TestMcpSessions:
+    """Every connection an MCP session makes is checked, not only its first: the SDK's HTTP
+    client runs on the checked backend. The name is ``localhost`` (the SDK-built server
+    refuses other Host headers), resolved by the test; only the address 127.0.0.1 is
+    allow-listed, so the name is allowed exactly while it resolves there."""
+
+    def _pool(self, resolver: SwitchableResolver) -> McpSessionPool:
+        """Idle connections close after 50 ms, so a later request needs a new connection."""
+        return McpSessionPool(
+            SecretBox(Fernet.generate_key()),
+            EgressPolicy(["127.0.0.1"], resolver=resolver),
+            http_limits=httpx2.Limits(max_connections=10, max_keepalive_connections=5, keepalive_expiry=0.05),
+        )
+
+    async def _call(self, executor: McpExecutor, server_id: str, message: str) -> Any:
+        return await executor.execute(invocation(mcp_tool(server_id, "echo"), {"message": message}, timeout_s=5.0))
+
+    @pytest.mark.parametrize("transport", ["STREAMABLE_HTTP", "SSE"])
+    async def test_a_name_rebound_during_a_session_is_refused_on_the_sessions_next_connection(
+        self,
+        session_factory: async_sessionmaker[AsyncSession],
+        server: HttpMcpServer,
+        sse_server: HttpMcpServer,
+        transport: str,
+    ) -> None:
+        peer = sse_server if transport == "SSE" else server
+        resolver = SwitchableResolver("127.0.0.1")
+        pool = self._pool(resolver)
+        executor = McpExecutor(pool, session_factory)
+        path = "sse" if transport == "SSE" else "mcp"
+        server_id = await add_server(
+            session_factory, url=f"http://localhost:{peer.port}/{path}", transport=transport
+        )
+        try:
+            before = await self._call(executor, server_id, "before")
+            resolver.answer = "10.0.0.7"
+            await asyncio.sleep(0.2)
+            with pytest.raises(ToolFailure) as refused:
+                await self._call(executor, server_id, "rebound")
+            resolver.answer = "127.0.0.1"
+            after = await self._call(executor, server_id, "after")
+        finally:
+            await pool.close()
+
+        assert before == "before"
+        assert refused.value.error.code == "EGRESS_DENIED"
+        assert "10.0.0.7" in (refused.value.error.detail or "")
+        # The refused request was the session's, not a new session's: the session is
+        # replaced afterwards, and a new one works once the name points back.
+        assert after == "after"
+        assert pool.connect_count(server_id) == 2
+
+    async def test_a_call_already_sent_when_the_session_is_refused_may_have_run(
+        self, session_factory: async_sessionmaker[AsyncSession], server: HttpMcpServer
+    ) -> None:
+        """With two calls in flight, the refusal cannot be pinned on one of them: both are
+        reported as a lost connection (the tool may or may not have run), with the refusal
+        as the cause; neither is reported as never sent."""
+        resolver = SwitchableResolver("127.0.0.1")
+        pool = self._pool(resolver)
+        executor = McpExecutor(pool, session_factory)
+        server_id = await add_server(session_factory, url=f"http://localhost:{server.port}/mcp")
+        try:
+            await self._call(executor, server_id, "warm")
+            slow = asyncio.create_task(
+                executor.execute(invocation(mcp_tool(server_id, "slow"), {"seconds": 1.0}, timeout_s=5.0))
+            )
+            await asyncio.sleep(0.3)  # the slow call is on the server now
+            resolver.answer = "10.0.0.7"
+            with pytest.raises(ToolFailure) as refused:
+                await self._call(executor, server_id, "rebound")
+            with pytest.raises(ToolFailure) as lost:
+                await slow
+        finally:
+            await pool.close()
+
+        for failure in (refused.value, lost.value):
+            assert failure.error.code == "MCP_ERROR"
+            assert "may or may not have run" in failure.error.message
+            assert "10.0.0.7" in (failure.error.detail or "")
