@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     graphiql: bool = True
 
     log_level: str = "INFO"
+    # When set, GET /metrics needs `Authorization: Bearer <metrics_token>`; unset: open.
+    metrics_token: str | None = None
 
     # Hosts a CUSTOM endpoint or MCP URL may reach even when they resolve to a
     # loopback, private or link-local address (comma-separated).

@@ -6,6 +6,7 @@ contract in pyproject.toml): everything else in ``app`` knows nothing of GraphQL
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -123,6 +124,10 @@ def bearer_token(header: str | None) -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         return None
     return token.strip()
+
+
+def _same_secret(given: str | None, expected: str) -> bool:
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
 def _unauthenticated(message: str) -> JSONResponse:
@@ -342,7 +347,12 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
     app.add_middleware(AuthMiddleware, keys=keys)
 
     @app.get("/metrics", include_in_schema=False)
-    async def metrics() -> Response:
+    async def metrics(request: Request) -> Response:
+        # Open unless QUIVER_METRICS_TOKEN is set (Prometheus's `authorization` scrape setting).
+        if settings.metrics_token and not _same_secret(
+            bearer_token(request.headers.get("authorization")), settings.metrics_token
+        ):
+            return _unauthenticated("/metrics needs `Authorization: Bearer <QUIVER_METRICS_TOKEN>`.")
         return Response(generate_latest(METRICS_REGISTRY), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/healthz", include_in_schema=False)

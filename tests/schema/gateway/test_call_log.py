@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import secrets
 import time
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient, WebSocketTestSession
@@ -368,3 +370,27 @@ class TestToolCallsSubscription:
         admin = await keys.admin()
 
         await asyncio.to_thread(naive_since_is_read_as_utc, settings, admin, space.id)
+
+
+class TestMetricsToken:
+    """With QUIVER_METRICS_TOKEN set, /metrics answers only a scraper presenting it."""
+
+    async def test_metrics_need_the_token_when_one_is_set(self, settings: Settings) -> None:
+        token = "scrape-" + secrets.token_hex(8)
+        app = create_app(settings.model_copy(update={"metrics_token": token}))
+        try:
+            async with httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=app), base_url="http://quiver.test"
+            ) as client:
+                missing = await client.get("/metrics")
+                wrong = await client.get("/metrics", headers={"Authorization": "Bearer not-the-token"})
+                right = await client.get("/metrics", headers={"Authorization": f"Bearer {token}"})
+        finally:
+            await app.state.services.close()
+
+        for refused in (missing, wrong):
+            assert refused.status_code == 401
+            assert refused.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+            assert token not in refused.text
+        assert right.status_code == 200
+        assert "quiver_tool_calls_total" in right.text
