@@ -251,12 +251,15 @@ def egress_checked_transport(
 ) -> httpx.AsyncHTTPTransport:
     """httpx's own transport, its connection pool on :class:`EgressCheckedBackend`.
 
+    No proxy from the environment (a proxy would be the only address checked); CA bundles
+    from ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` are honoured.
+
     httpx takes no network backend, so the pool it builds (``_pool``) is replaced by the
     same httpcore pool (httpcore's public API) with the checked backend.
     """
     transport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
     transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=ssl_context or httpx.create_ssl_context(trust_env=False),
+        ssl_context=ssl_context or httpx.create_ssl_context(trust_env=True),
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,
@@ -275,7 +278,7 @@ def egress_checked_transport2(
     """:func:`egress_checked_transport` for httpx2 (the ``mcp`` SDK's HTTP library)."""
     transport = httpx2.AsyncHTTPTransport(limits=limits, trust_env=False)
     transport._pool = httpcore2.AsyncConnectionPool(
-        ssl_context=ssl_context or httpx2.create_ssl_context(trust_env=False),
+        ssl_context=ssl_context or httpx2.create_ssl_context(trust_env=True),
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,

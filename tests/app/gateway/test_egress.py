@@ -6,18 +6,28 @@ real loopback server; names are resolved by a resolver the test controls."""
 from __future__ import annotations
 
 import asyncio
+import http.server
+import ipaddress
 import secrets
+import ssl
+import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
 import httpx2
 import pytest
+from cryptography import x509
 from cryptography.fernet import Fernet
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.crypto import SecretBox
-from app.gateway.egress import EgressDeniedError, EgressPolicy, egress_checked_transport
+from app.gateway.egress import EgressDeniedError, EgressPolicy, egress_checked_transport, egress_checked_transport2
 from app.gateway.envelope import ToolFailure
 from app.gateway.executors.base import Invocation
 from app.gateway.executors.http import HttpExecutor
@@ -257,3 +267,104 @@ class TestMcpSessions:
             assert failure.error.code == "MCP_ERROR"
             assert "may or may not have run" in failure.error.message
             assert "10.0.0.7" in (failure.error.detail or "")
+
+
+def _certificates(directory: Path) -> tuple[Path, Path, Path]:
+    """A CA (its certificate: the bundle a client is given) and a 127.0.0.1 server
+    certificate it signed, with the server's key."""
+    now = datetime.now(UTC)
+
+    def build(subject: str, key: ec.EllipticCurvePrivateKey, issuer: str, signer: ec.EllipticCurvePrivateKey,
+              *, is_ca: bool) -> x509.Certificate:
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+            .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - timedelta(minutes=5))
+            .not_valid_after(now + timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=is_ca, path_length=None), critical=True)
+        )
+        if not is_ca:
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False
+            )
+        return builder.sign(signer, hashes.SHA256())
+
+    ca_key, server_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca = build("Quiver test CA", ca_key, "Quiver test CA", ca_key, is_ca=True)
+    server = build("127.0.0.1", server_key, "Quiver test CA", ca_key, is_ca=False)
+    paths = directory / "ca.pem", directory / "server.pem", directory / "server.key"
+    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    paths[1].write_bytes(server.public_bytes(serialization.Encoding.PEM))
+    paths[2].write_bytes(
+        server_key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return paths
+
+
+class _Hello(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b'{"tls": true}'
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def tls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """An HTTPS server on 127.0.0.1 whose certificate only a private CA vouches for: its URL
+    and that CA's bundle."""
+    ca, certificate, key = _certificates(tmp_path_factory.mktemp("tls"))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certificate, key)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"https://127.0.0.1:{server.server_address[1]}/hello", ca
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class TestCertificateBundles:
+    """Both checked transports (CUSTOM tools on httpx, MCP sessions on httpx2) trust a CA
+    bundle named by SSL_CERT_FILE, as httpx clients do by default; without it the private
+    CA's server is refused."""
+
+    async def test_the_httpx_transport_honours_ssl_cert_file(
+        self, tls_server: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        url, ca = tls_server
+        policy = EgressPolicy(["127.0.0.1"])
+        async with client_for(policy) as client:
+            with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+                await client.get(url)
+        monkeypatch.setenv("SSL_CERT_FILE", str(ca))
+        async with client_for(policy) as client:
+            response = await client.get(url)
+        assert response.json() == {"tls": True}
+
+    async def test_the_httpx2_transport_honours_ssl_cert_file(
+        self, tls_server: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        url, ca = tls_server
+        policy = EgressPolicy(["127.0.0.1"])
+        limits = httpx2.Limits(max_connections=5, max_keepalive_connections=5)
+        async with httpx2.AsyncClient(transport=egress_checked_transport2(policy, limits), trust_env=False) as client:
+            with pytest.raises(httpx2.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+                await client.get(url)
+        monkeypatch.setenv("SSL_CERT_FILE", str(ca))
+        async with httpx2.AsyncClient(transport=egress_checked_transport2(policy, limits), trust_env=False) as client:
+            response = await client.get(url)
+        assert response.json() == {"tls": True}
