@@ -5,8 +5,8 @@ by the script (a tiny uvicorn JSON endpoint and ``tests/support/mcp_http_server.
 each in its own process), it measures, interleaved round-robin:
 
 * CUSTOM ``echo``  direct httpx POST | HttpExecutor | ToolGateway.execute | invokeTool;
-* MCP ``echo``     direct warm ClientSession.call_tool | McpExecutor | ToolGateway.execute
-                   | invokeTool;
+* MCP ``echo``     direct warm ClientSession.call_tool | the same on kept-alive connections
+                   | McpExecutor | ToolGateway.execute | invokeTool;
 * ``bt_current_time``  the builtin function | ToolGateway.execute | invokeTool.
 
 The gateway and executor variants run in this process; invokeTool goes over HTTP to
@@ -110,6 +110,7 @@ if len(sys.argv) == 3 and sys.argv[1] == "--serve-tool":
     sys.exit(0)
 
 import httpx  # noqa: E402
+import httpx2  # noqa: E402
 import mcp_types  # noqa: E402
 import sqlalchemy  # noqa: E402
 from cryptography.fernet import Fernet  # noqa: E402
@@ -120,6 +121,7 @@ from sqlalchemy import func, select  # noqa: E402
 from app.catalog.loader import load_builtin_catalog  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.gateway.executors.base import Invocation  # noqa: E402
+from app.gateway.executors.mcp import ConnectionKeepingTransport  # noqa: E402
 from app.gateway.mcp_sync import sync_server  # noqa: E402
 from app.gateway.models import ToolCall  # noqa: E402
 from app.logging import JsonFormatter  # noqa: E402
@@ -131,12 +133,13 @@ from app.tools import repository as tools_repository  # noqa: E402
 
 CUSTOM, MCP, BUILTIN = "CUSTOM", "MCP", "BUILTIN"
 DIRECT, EXECUTOR, GATEWAY, INVOKE_TOOL = "direct", "executor", "gateway", "invokeTool"
+KEPT_ALIVE = "direct-ka"  # the direct MCP call on an HTTP client that keeps connections alive
 SERVED = "served"  # invokeTool over HTTP to `quiver serve`
 PLATFORM_LAYERS = (GATEWAY, INVOKE_TOOL, SERVED)
 KINDS = (CUSTOM, MCP, BUILTIN)
 LAYERS = {
     CUSTOM: (DIRECT, EXECUTOR, GATEWAY, INVOKE_TOOL, SERVED),
-    MCP: (DIRECT, EXECUTOR, GATEWAY, INVOKE_TOOL, SERVED),
+    MCP: (DIRECT, KEPT_ALIVE, EXECUTOR, GATEWAY, INVOKE_TOOL, SERVED),
     BUILTIN: (DIRECT, GATEWAY, INVOKE_TOOL, SERVED),
 }
 VARIANTS = tuple((kind, layer) for kind in KINDS for layer in LAYERS[kind])
@@ -146,7 +149,10 @@ LAYER_NOTES = {
     (CUSTOM, GATEWAY): "ToolGateway.execute: resolve, schema, quota, executor, row + metrics + log + publish",
     (CUSTOM, INVOKE_TOOL): "invokeTool request into the ASGI app in process (auth, FastAPI, Strawberry, the gateway)",
     (CUSTOM, SERVED): "invokeTool over HTTP to `quiver serve` in its own process (keep-alive client): one more hop",
-    (MCP, DIRECT): "mcp ClientSession.call_tool on its own warm streamable-HTTP session",
+    (MCP, DIRECT): "mcp ClientSession.call_tool on its own warm streamable-HTTP session (the SDK's "
+    "own HTTP client: it closes each answer stream early, so every call makes a new connection)",
+    (MCP, KEPT_ALIVE): "the same on a session whose httpx2 client keeps connections alive "
+    "(Quiver's ConnectionKeepingTransport, as McpSessionPool's clients do): like for like with the gateway",
     (MCP, EXECUTOR): "McpExecutor.execute: cached server row, McpSessionPool.call_tool (warm)",
     (MCP, GATEWAY): "ToolGateway.execute of the synced tool {serverId}__echo",
     (MCP, INVOKE_TOOL): "invokeTool request into the ASGI app in process",
@@ -537,6 +543,19 @@ async def measure(
         direct_mcp = await stack.enter_async_context(ClientSession(read_stream, write_stream))
         await direct_mcp.initialize()
         await direct_mcp.list_tools()  # as the pool primes its session
+        kept_alive_client = await stack.enter_async_context(
+            httpx2.AsyncClient(
+                transport=ConnectionKeepingTransport(httpx2.AsyncHTTPTransport(trust_env=False)),
+                timeout=httpx2.Timeout(30.0, read=300.0),
+                trust_env=False,
+            )
+        )
+        ka_read, ka_write = await stack.enter_async_context(
+            streamable_http_client(servers.mcp_url, http_client=kept_alive_client)
+        )
+        kept_alive_mcp = await stack.enter_async_context(ClientSession(ka_read, ka_write))
+        await kept_alive_mcp.initialize()
+        await kept_alive_mcp.list_tools()
 
         gateway = services.gateway
         http_executor = services.gateway.executors["CUSTOM"]
@@ -552,6 +571,11 @@ async def measure(
 
         async def mcp_direct() -> Any:
             result = await direct_mcp.call_tool("echo", ARGUMENTS, read_timeout_seconds=15.0)
+            assert isinstance(result, mcp_types.CallToolResult) and not result.is_error, result
+            return result
+
+        async def mcp_kept_alive() -> Any:
+            result = await kept_alive_mcp.call_tool("echo", ARGUMENTS, read_timeout_seconds=15.0)
             assert isinstance(result, mcp_types.CallToolResult) and not result.is_error, result
             return result
 
@@ -588,6 +612,7 @@ async def measure(
             (CUSTOM, INVOKE_TOOL): through_graphql(custom_id, ARGUMENTS, in_process),
             (CUSTOM, SERVED): through_graphql(custom_id, ARGUMENTS, served),
             (MCP, DIRECT): mcp_direct,
+            (MCP, KEPT_ALIVE): mcp_kept_alive,
             (MCP, EXECUTOR): mcp_exec,
             (MCP, GATEWAY): through_gateway(mcp_tool_id, ARGUMENTS),
             (MCP, INVOKE_TOOL): through_graphql(mcp_tool_id, ARGUMENTS, in_process),
@@ -750,6 +775,12 @@ def print_result(result: BackendResult) -> None:
         f"{percentile(result.settled[(MCP, INVOKE_TOOL)], 0.5) / settled_direct:.2f}x, served "
         f"{percentile(result.settled[(MCP, SERVED)], 0.5) / settled_direct:.2f}x"
     )
+    kept_alive = p50[(MCP, KEPT_ALIVE)]
+    print(
+        "  like for like (not the goal's measure): MCP gateway / direct-ka p50 "
+        f"{p50[(MCP, GATEWAY)] / kept_alive:.2f}x ({p50[(MCP, GATEWAY)] - kept_alive:+.2f} ms): the gateway's "
+        "own cost against a direct call that also keeps its connection alive"
+    )
     print(
         "  note: 'served' pays one more HTTP round trip (client to Quiver) than 'direct' does, on top "
         "of what invokeTool costs in process"
@@ -760,7 +791,8 @@ def print_result(result: BackendResult) -> None:
         f"gateway - executor {p50[(CUSTOM, GATEWAY)] - p50[(CUSTOM, EXECUTOR)]:+.2f} ms, "
         f"invokeTool - gateway {p50[(CUSTOM, INVOKE_TOOL)] - p50[(CUSTOM, GATEWAY)]:+.2f} ms, "
         f"served - invokeTool {p50[(CUSTOM, SERVED)] - p50[(CUSTOM, INVOKE_TOOL)]:+.2f} ms; "
-        f"MCP executor - direct {p50[(MCP, EXECUTOR)] - p50[(MCP, DIRECT)]:+.2f} ms, "
+        f"MCP direct-ka - direct {kept_alive - p50[(MCP, DIRECT)]:+.2f} ms, "
+        f"executor - direct-ka {p50[(MCP, EXECUTOR)] - kept_alive:+.2f} ms, "
         f"gateway - executor {p50[(MCP, GATEWAY)] - p50[(MCP, EXECUTOR)]:+.2f} ms; "
         f"BUILTIN gateway - function {p50[(BUILTIN, GATEWAY)] - p50[(BUILTIN, DIRECT)]:+.2f} ms"
     )

@@ -69,6 +69,10 @@ CLIENT_INFO = types.Implementation(name="quiver", version="0.1.0")
 CONNECT_TIMEOUT_S = 10.0
 #: Connections of one session's HTTP client (the SDK runs each request on its own POST).
 HTTP_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
+#: How long, and how far, a closed response's unread rest is read so that its connection
+#: can be reused (see ConnectionKeepingTransport).
+DRAIN_TIMEOUT_S = 0.05
+DRAIN_MAX_BYTES = 64 * 1024
 #: How long an idle server-to-client SSE stream may stay silent.
 SSE_READ_TIMEOUT_S = 300.0
 #: A hard bound around a request, beyond the SDK's own read timeout.
@@ -261,6 +265,62 @@ class _Connection:
 
     async def wait_for_end(self) -> None:
         await self._wake.wait()
+
+
+class DrainingStream(httpx2.AsyncByteStream):
+    """A response body that, when closed before its end, first reads the rest if it comes
+    at once (within DRAIN_TIMEOUT_S and DRAIN_MAX_BYTES), so that its connection goes
+    back to the pool instead of being closed."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream) -> None:
+        self._inner = inner
+        self._ended = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for part in self._inner:
+            yield part
+        self._ended = True
+
+    async def aclose(self) -> None:
+        try:
+            if not self._ended:
+                with anyio.move_on_after(DRAIN_TIMEOUT_S):
+                    drained = 0
+                    # Picks up where the reader stopped.
+                    async for part in self._inner:
+                        drained += len(part)
+                        if drained > DRAIN_MAX_BYTES:
+                            break
+        except Exception:  # a broken body: closing it is all that is left
+            pass
+        finally:
+            await self._inner.aclose()
+
+
+class ConnectionKeepingTransport(httpx2.AsyncBaseTransport):
+    """Keeps a session's HTTP connections alive between requests.
+
+    The SDK answers each request on its own POST, as an SSE stream, and closes the
+    response as soon as the answer event is in: before the stream's end, which makes
+    httpcore close the connection. Every call then paid a new TCP (and TLS) connection.
+    Reading the few bytes that end the stream first lets the next request reuse it.
+    """
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+        self._inner = inner
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        assert isinstance(response.stream, httpx2.AsyncByteStream)
+        return httpx2.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=DrainingStream(response.stream),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 def _raise_if_denied(connection: _Connection) -> None:
@@ -549,10 +609,12 @@ class McpSessionPool:
     ) -> httpx2.AsyncClient:
         """A session's HTTP client (the SDK's client factory): every connection it makes, the
         session's first and any later one, goes only to an address the egress policy allows
-        (``on_denied`` hears of a refusal). It follows no redirects; the SDK follows
-        same-origin ones itself."""
+        (``on_denied`` hears of a refusal), and is reused by later requests. It follows no
+        redirects; the SDK follows same-origin ones itself."""
         return httpx2.AsyncClient(
-            transport=egress_checked_transport2(self.egress, self.http_limits, on_denied=on_denied),
+            transport=ConnectionKeepingTransport(
+                egress_checked_transport2(self.egress, self.http_limits, on_denied=on_denied)
+            ),
             headers=headers,
             timeout=timeout if timeout is not None else httpx2.Timeout(self.connect_timeout_s, read=SSE_READ_TIMEOUT_S),
             auth=auth,

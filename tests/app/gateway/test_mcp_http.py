@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
+import httpx2
 import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.crypto import SecretBox
+from app.gateway.egress import EgressPolicy
 from app.gateway.envelope import EGRESS_DENIED, EXTERNAL_API_TIMEOUT, MCP_ERROR, TOOL_NOT_AVAILABLE, ToolFailure
-from app.gateway.executors.mcp import McpExecutor, McpSessionPool
+from app.gateway.executors.mcp import DrainingStream, McpExecutor, McpSessionPool
 from app.principal import SYSTEM_PRINCIPAL
 from app.tools.service import AuthConfig, McpServerInput, register_mcp_server
 from tests.support.mcp import add_server, invocation, mcp_tool, new_pool
@@ -91,6 +95,54 @@ class TestSessions:
 
         assert first == second
         assert pool.live_session(server_id) is session is not None
+        assert pool.connect_count(server_id) == 1
+
+    @pytest.mark.parametrize("transport", ["STREAMABLE_HTTP", "SSE"])
+    async def test_calls_on_a_warm_session_reuse_its_http_connections(
+        self,
+        session_factory: SessionFactory,
+        server: HttpMcpServer,
+        tmp_path_factory: pytest.TempPathFactory,
+        transport: str,
+    ) -> None:
+        """Over streamable HTTP the SDK closes each answer's SSE stream before its end; the
+        pool's client reads the end first. Over SSE each request's 202 is read to its end
+        by the SDK. Either way the next call goes out on the same connection instead of a
+        new TCP (and TLS) one. Connections are counted by name lookups: the egress check
+        resolves the name once per new connection."""
+        lookups: list[str] = []
+
+        async def resolver(host: str, port: int) -> list[str]:
+            lookups.append(host)
+            return ["127.0.0.1"]
+
+        peer = server
+        if transport == "SSE":
+            peer = HttpMcpServer(tmp_path_factory.mktemp("mcp-sse-reuse") / "state.json", is_sse=True)
+            peer.start()
+        pool = McpSessionPool(SecretBox(Fernet.generate_key()), EgressPolicy(["127.0.0.1"], resolver=resolver))
+        executor = McpExecutor(pool, session_factory)
+        path = "sse" if transport == "SSE" else "mcp"
+        server_id = await add_server(session_factory, url=f"http://localhost:{peer.port}/{path}", transport=transport)
+        try:
+            await executor.execute(invocation(mcp_tool(server_id, "echo"), {"message": "warm"}))
+            await asyncio.sleep(0.1)  # the warm-up's answer stream has ended and been read
+            connections_when_warm = len(lookups)
+            answers = []
+            for n in range(10):
+                echo = invocation(mcp_tool(server_id, "echo"), {"message": f"call {n}"})
+                answers.append(await executor.execute(echo))
+                # The previous answer's stream is read to its end after the answer is handed
+                # over; a call right behind it would find that connection still busy.
+                await asyncio.sleep(0.02)
+        finally:
+            await pool.close()
+            if peer is not server:
+                peer.stop()
+
+        assert answers == [f"call {n}" for n in range(10)]
+        assert connections_when_warm >= 1
+        assert len(lookups) == connections_when_warm
         assert pool.connect_count(server_id) == 1
 
     async def test_concurrent_first_calls_make_one_connection(
@@ -231,3 +283,52 @@ class TestSseTransport:
         assert second == "sse"
         assert failure.error.message == "the widget is broken"
         assert pool.connect_count(sse_id) == 1
+
+
+class _Body(httpx2.AsyncByteStream):
+    """A response body of fixed chunks, optionally never ending; counts how it is used."""
+
+    def __init__(self, chunks: list[bytes], *, ends: bool = True) -> None:
+        self.chunks = chunks
+        self.ends = ends
+        self.reads = 0
+        self.closed = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        self.reads += 1
+        while self.chunks:
+            yield self.chunks.pop(0)
+        if not self.ends:
+            await asyncio.Event().wait()
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+class TestDrainingStream:
+    """How the pool's client closes a response body (see test_calls_on_a_warm_session_reuse_its_http_connections)."""
+
+    async def test_a_body_read_to_its_end_is_closed_without_reading_again(self) -> None:
+        # Reading an ended body again would wait for bytes that never come.
+        body = _Body([b"a", b"b"])
+        stream = DrainingStream(body)
+        assert [part async for part in stream] == [b"a", b"b"]
+        with anyio.fail_after(5):
+            await stream.aclose()
+        assert body.reads == 1 and body.closed
+
+    async def test_the_rest_of_a_body_closed_early_is_read_first(self) -> None:
+        body = _Body([b"answer", b"end"])
+        stream = DrainingStream(body)
+        async for _ in stream:
+            break
+        with anyio.fail_after(5):
+            await stream.aclose()
+        assert body.chunks == [] and body.closed
+
+    async def test_a_body_that_does_not_end_is_closed_after_a_short_wait(self) -> None:
+        body = _Body([b"event"], ends=False)
+        stream = DrainingStream(body)
+        with anyio.fail_after(5):
+            await stream.aclose()
+        assert body.closed
