@@ -121,7 +121,7 @@ from sqlalchemy import func, select  # noqa: E402
 from app.catalog.loader import load_builtin_catalog  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.gateway.executors.base import Invocation  # noqa: E402
-from app.gateway.executors.mcp import ConnectionKeepingTransport  # noqa: E402
+from app.gateway.executors.mcp import SessionTransport  # noqa: E402
 from app.gateway.mcp_sync import sync_server  # noqa: E402
 from app.gateway.models import ToolCall  # noqa: E402
 from app.logging import JsonFormatter  # noqa: E402
@@ -152,7 +152,7 @@ LAYER_NOTES = {
     (MCP, DIRECT): "mcp ClientSession.call_tool on its own warm streamable-HTTP session (the SDK's "
     "own HTTP client: it closes each answer stream early, so every call makes a new connection)",
     (MCP, KEPT_ALIVE): "the same on a session whose httpx2 client keeps connections alive "
-    "(Quiver's ConnectionKeepingTransport, as McpSessionPool's clients do): like for like with the gateway",
+    "(Quiver's SessionTransport, as McpSessionPool's clients do): like for like with the gateway",
     (MCP, EXECUTOR): "McpExecutor.execute: cached server row, McpSessionPool.call_tool (warm)",
     (MCP, GATEWAY): "ToolGateway.execute of the synced tool {serverId}__echo",
     (MCP, INVOKE_TOOL): "invokeTool request into the ASGI app in process",
@@ -545,7 +545,7 @@ async def measure(
         await direct_mcp.list_tools()  # as the pool primes its session
         kept_alive_client = await stack.enter_async_context(
             httpx2.AsyncClient(
-                transport=ConnectionKeepingTransport(httpx2.AsyncHTTPTransport(trust_env=False)),
+                transport=SessionTransport(httpx2.AsyncHTTPTransport(trust_env=False)),
                 timeout=httpx2.Timeout(30.0, read=300.0),
                 trust_env=False,
             )

@@ -143,17 +143,10 @@ async def connect_checked(
     port: int,
     connect: Callable[[str], Awaitable[Stream]],
     connect_errors: tuple[type[Exception], ...],
-    on_denied: Callable[[EgressDeniedError], None] | None = None,
 ) -> Stream:
     """``connect(address)`` to the first checked address of ``host`` that takes the connection
-    (by name for an allow-listed name). Raises EgressDeniedError before connecting anywhere,
-    after telling ``on_denied``."""
-    try:
-        addresses = await policy.addresses_for(host, port)
-    except EgressDeniedError as denial:
-        if on_denied is not None:
-            on_denied(denial)
-        raise
+    (by name for an allow-listed name). Raises EgressDeniedError before connecting anywhere."""
+    addresses = await policy.addresses_for(host, port)
     if addresses is None:  # an allow-listed name
         return await connect(host)
     failure: Exception | None = None
@@ -203,21 +196,11 @@ class EgressCheckedBackend(httpcore.AsyncNetworkBackend):
 
 
 class EgressCheckedBackend2(httpcore2.AsyncNetworkBackend):
-    """:class:`EgressCheckedBackend` for httpcore2, under the ``mcp`` SDK's httpx2 clients.
+    """:class:`EgressCheckedBackend` for httpcore2, under the ``mcp`` SDK's httpx2 clients."""
 
-    ``on_denied`` learns of each refusal as it happens: the SDK reports a failed request
-    of its own only as a closed connection."""
-
-    def __init__(
-        self,
-        policy: EgressPolicy,
-        inner: httpcore2.AsyncNetworkBackend | None = None,
-        *,
-        on_denied: Callable[[EgressDeniedError], None] | None = None,
-    ) -> None:
+    def __init__(self, policy: EgressPolicy, inner: httpcore2.AsyncNetworkBackend | None = None) -> None:
         self.policy = policy
         self.inner = inner or httpcore2.AnyIOBackend()
-        self.on_denied = on_denied
 
     async def connect_tcp(
         self,
@@ -231,7 +214,7 @@ class EgressCheckedBackend2(httpcore2.AsyncNetworkBackend):
             return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
 
         return await connect_checked(
-            self.policy, host, port, connect, (httpcore2.ConnectError, httpcore2.ConnectTimeout), self.on_denied
+            self.policy, host, port, connect, (httpcore2.ConnectError, httpcore2.ConnectTimeout)
         )
 
     async def connect_unix_socket(
@@ -269,11 +252,7 @@ def egress_checked_transport(
 
 
 def egress_checked_transport2(
-    policy: EgressPolicy,
-    limits: httpx2.Limits,
-    *,
-    ssl_context: ssl.SSLContext | None = None,
-    on_denied: Callable[[EgressDeniedError], None] | None = None,
+    policy: EgressPolicy, limits: httpx2.Limits, *, ssl_context: ssl.SSLContext | None = None
 ) -> httpx2.AsyncHTTPTransport:
     """:func:`egress_checked_transport` for httpx2 (the ``mcp`` SDK's HTTP library)."""
     transport = httpx2.AsyncHTTPTransport(limits=limits, trust_env=False)
@@ -282,6 +261,6 @@ def egress_checked_transport2(
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,
-        network_backend=EgressCheckedBackend2(policy, on_denied=on_denied),
+        network_backend=EgressCheckedBackend2(policy),
     )
     return transport

@@ -70,7 +70,7 @@ CONNECT_TIMEOUT_S = 10.0
 #: Connections of one session's HTTP client (the SDK runs each request on its own POST).
 HTTP_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
 #: How long, and how far, a closed response's unread rest is read so that its connection
-#: can be reused (see ConnectionKeepingTransport).
+#: can be reused (see SessionTransport).
 DRAIN_TIMEOUT_S = 0.05
 DRAIN_MAX_BYTES = 64 * 1024
 #: How long an idle server-to-client SSE stream may stay silent.
@@ -220,10 +220,11 @@ class _Connection:
         self.headers = headers
         self.session: ClientSession | None = None
         self.error: BaseException | None = None
-        # Set when the egress policy refused a connection the session tried to make, with
-        # the number of calls in flight then (with one, the refused request was its own).
+        # Set when the egress policy refused a connection the session needed: the refusal,
+        # the calls in flight then, and whether what was refused was a JSON-RPC request.
         self.egress_denial: EgressDeniedError | None = None
         self.in_flight_at_denial = 0
+        self.denied_a_request = False
         self.ready = asyncio.Event()
         self._wake = asyncio.Event()
         self.is_broken = False
@@ -235,13 +236,14 @@ class _Connection:
     def is_usable(self) -> bool:
         return self.ready.is_set() and self.session is not None and not (self.is_broken or self.is_retired)
 
-    def deny_egress(self, denial: EgressDeniedError) -> None:
+    def deny_egress(self, denial: EgressDeniedError, *, of_request: bool) -> None:
         """A connection the session needed was refused (its name was rebound to a forbidden
         address): the session ends. Its transport may not notice by itself (SSE's writer
         only logs the error), and nothing more may be sent to that name."""
         if self.egress_denial is None:
             self.egress_denial = denial
             self.in_flight_at_denial = self.in_flight
+            self.denied_a_request = of_request
         self.mark_broken()
 
     def mark_broken(self) -> None:
@@ -297,20 +299,35 @@ class DrainingStream(httpx2.AsyncByteStream):
             await self._inner.aclose()
 
 
-class ConnectionKeepingTransport(httpx2.AsyncBaseTransport):
-    """Keeps a session's HTTP connections alive between requests.
+class SessionTransport(httpx2.AsyncBaseTransport):
+    """The transport under a session's HTTP client, on the egress-checked one.
 
-    The SDK answers each request on its own POST, as an SSE stream, and closes the
-    response as soon as the answer event is in: before the stream's end, which makes
-    httpcore close the connection. Every call then paid a new TCP (and TLS) connection.
-    Reading the few bytes that end the stream first lets the next request reuse it.
+    It keeps connections alive between requests. The SDK answers each request on its
+    own POST, as an SSE stream, and closes the response as soon as the answer event is
+    in: before the stream's end, which makes httpcore close the connection. Every call
+    then paid a new TCP (and TLS) connection. Reading the few bytes that end the stream
+    first lets the next request reuse it.
+
+    It also reports egress refusals with what was refused (``on_denied(denial,
+    of_request)``: whether the refused POST carried a JSON-RPC request), because the SDK
+    reports them only as a closed connection.
     """
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+    def __init__(
+        self,
+        inner: httpx2.AsyncBaseTransport,
+        on_denied: Callable[[EgressDeniedError, bool], None] | None = None,
+    ) -> None:
         self._inner = inner
+        self._on_denied = on_denied
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        response = await self._inner.handle_async_request(request)
+        try:
+            response = await self._inner.handle_async_request(request)
+        except EgressDeniedError as denial:
+            if self._on_denied is not None:
+                self._on_denied(denial, _carries_a_request(request))
+            raise
         assert isinstance(response.stream, httpx2.AsyncByteStream)
         return httpx2.Response(
             response.status_code,
@@ -323,18 +340,30 @@ class ConnectionKeepingTransport(httpx2.AsyncBaseTransport):
         await self._inner.aclose()
 
 
+def _carries_a_request(request: httpx2.Request) -> bool:
+    """A POST of a JSON-RPC request (it has an id), not of a notification or a response."""
+    if request.method != "POST":
+        return False
+    try:
+        message = json.loads(request.content)
+    except (httpx2.RequestNotRead, ValueError):
+        return False
+    return isinstance(message, dict) and "id" in message and "method" in message
+
+
 def _raise_if_denied(connection: _Connection) -> None:
     """A request that failed because the egress policy refused a connection of its session.
 
-    While starting the session, or with this the only call in flight, the refused
-    connection was the request's own: an EGRESS error, nothing was sent. With calls side by
-    side, a call may have been sent before the session ended: a lost connection (the tool
-    may or may not have run), with the refusal as the cause.
+    EGRESS (nothing was sent) only when that is certain: no call was in flight (the session
+    was starting), or the refused POST was a request and this was the only call in flight,
+    so the request was its own. Otherwise the call may have been sent before the session
+    ended: a lost connection (the tool may or may not have run), with the refusal as cause.
     """
     denial = connection.egress_denial
     if denial is None:
         return
-    if connection.in_flight_at_denial <= 1:
+    in_flight = connection.in_flight_at_denial
+    if in_flight == 0 or (in_flight == 1 and connection.denied_a_request):
         raise McpCallError(EGRESS, str(denial)) from None
     raise McpCallError(CONNECTION_LOST, f"the session ended: {denial}") from None
 
@@ -586,7 +615,7 @@ class McpSessionPool:
                 headers=connection.headers,
                 timeout=self.connect_timeout_s,
                 sse_read_timeout=SSE_READ_TIMEOUT_S,
-                httpx_client_factory=functools.partial(self._http_client, on_denied=connection.deny_egress),
+                httpx_client_factory=functools.partial(self._http_client, connection=connection),
             ) as streams:
                 yield streams
         else:
@@ -594,7 +623,7 @@ class McpSessionPool:
             http_client = self._http_client(
                 headers=connection.headers,
                 timeout=httpx2.Timeout(self.connect_timeout_s, read=SSE_READ_TIMEOUT_S),
-                on_denied=connection.deny_egress,
+                connection=connection,
             )
             async with http_client, streamable_http_client(config.url, http_client=http_client) as streams:
                 yield streams
@@ -605,16 +634,18 @@ class McpSessionPool:
         timeout: httpx2.Timeout | None = None,
         auth: httpx2.Auth | None = None,
         *,
-        on_denied: Callable[[EgressDeniedError], None] | None = None,
+        connection: _Connection,
     ) -> httpx2.AsyncClient:
         """A session's HTTP client (the SDK's client factory): every connection it makes, the
         session's first and any later one, goes only to an address the egress policy allows
-        (``on_denied`` hears of a refusal), and is reused by later requests. It follows no
+        (``connection`` hears of a refusal), and is reused by later requests. It follows no
         redirects; the SDK follows same-origin ones itself."""
+
+        def on_denied(denial: EgressDeniedError, of_request: bool) -> None:
+            connection.deny_egress(denial, of_request=of_request)
+
         return httpx2.AsyncClient(
-            transport=ConnectionKeepingTransport(
-                egress_checked_transport2(self.egress, self.http_limits, on_denied=on_denied)
-            ),
+            transport=SessionTransport(egress_checked_transport2(self.egress, self.http_limits), on_denied),
             headers=headers,
             timeout=timeout if timeout is not None else httpx2.Timeout(self.connect_timeout_s, read=SSE_READ_TIMEOUT_S),
             auth=auth,

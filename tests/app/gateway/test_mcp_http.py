@@ -14,9 +14,9 @@ from cryptography.fernet import Fernet
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.crypto import SecretBox
-from app.gateway.egress import EgressPolicy
+from app.gateway.egress import EgressDeniedError, EgressPolicy
 from app.gateway.envelope import EGRESS_DENIED, EXTERNAL_API_TIMEOUT, MCP_ERROR, TOOL_NOT_AVAILABLE, ToolFailure
-from app.gateway.executors.mcp import DrainingStream, McpExecutor, McpSessionPool
+from app.gateway.executors.mcp import DrainingStream, McpExecutor, McpSessionPool, SessionTransport
 from app.principal import SYSTEM_PRINCIPAL
 from app.tools.service import AuthConfig, McpServerInput, register_mcp_server
 from tests.support.mcp import add_server, invocation, mcp_tool, new_pool
@@ -332,3 +332,35 @@ class TestDrainingStream:
         with anyio.fail_after(5):
             await stream.aclose()
         assert body.closed
+
+
+class _RefusingTransport(httpx2.AsyncBaseTransport):
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        raise EgressDeniedError("'mcp.example' resolves to 10.0.0.7")
+
+
+class TestEgressRefusalReports:
+    """What SessionTransport tells the session about a refused connection: whether the
+    refused POST carried a JSON-RPC request (then, with one call in flight, it was that
+    call's and nothing was sent) or something else (a notification, the GET stream)."""
+
+    @pytest.mark.parametrize(
+        ("method", "body", "of_request"),
+        [
+            ("POST", {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {}}, True),
+            ("POST", {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}, False),
+            ("GET", None, False),
+        ],
+    )
+    async def test_the_refusal_is_reported_with_what_was_refused(
+        self, method: str, body: dict[str, Any] | None, of_request: bool
+    ) -> None:
+        reports: list[tuple[str, bool]] = []
+        transport = SessionTransport(
+            _RefusingTransport(), lambda denial, is_request: reports.append((str(denial), is_request))
+        )
+        async with httpx2.AsyncClient(transport=transport) as client:
+            with pytest.raises(EgressDeniedError):
+                await client.request(method, "http://mcp.example/mcp", json=body)
+
+        assert reports == [("'mcp.example' resolves to 10.0.0.7", of_request)]
