@@ -236,7 +236,7 @@ class _Connection:
     def is_usable(self) -> bool:
         return self.ready.is_set() and self.session is not None and not (self.is_broken or self.is_retired)
 
-    def deny_egress(self, denial: EgressDeniedError, *, of_request: bool) -> None:
+    def deny_egress(self, denial: EgressDeniedError, of_request: bool) -> None:
         """A connection the session needed was refused (its name was rebound to a forbidden
         address): the session ends. Its transport may not notice by itself (SSE's writer
         only logs the error), and nothing more may be sent to that name."""
@@ -620,11 +620,7 @@ class McpSessionPool:
                 yield streams
         else:
             assert config.url is not None
-            http_client = self._http_client(
-                headers=connection.headers,
-                timeout=httpx2.Timeout(self.connect_timeout_s, read=SSE_READ_TIMEOUT_S),
-                connection=connection,
-            )
+            http_client = self._http_client(headers=connection.headers, connection=connection)
             async with http_client, streamable_http_client(config.url, http_client=http_client) as streams:
                 yield streams
 
@@ -640,12 +636,9 @@ class McpSessionPool:
         session's first and any later one, goes only to an address the egress policy allows
         (``connection`` hears of a refusal), and is reused by later requests. It follows no
         redirects; the SDK follows same-origin ones itself."""
-
-        def on_denied(denial: EgressDeniedError, of_request: bool) -> None:
-            connection.deny_egress(denial, of_request=of_request)
-
+        checked = egress_checked_transport2(self.egress, self.http_limits)
         return httpx2.AsyncClient(
-            transport=SessionTransport(egress_checked_transport2(self.egress, self.http_limits), on_denied),
+            transport=SessionTransport(checked, connection.deny_egress),
             headers=headers,
             timeout=timeout if timeout is not None else httpx2.Timeout(self.connect_timeout_s, read=SSE_READ_TIMEOUT_S),
             auth=auth,
