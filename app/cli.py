@@ -40,10 +40,7 @@ def serve(
     settings = Settings()
     _configure_logging(settings)
     app = create_app(settings, prepare=True)
-    typer.echo(
-        f"Quiver on http://{host}:{port}/graphql (GraphiQL in a browser), "
-        f"database {settings.database_url}"
-    )
+    typer.echo(f"Quiver on http://{host}:{port}/graphql (GraphiQL in a browser), database {settings.database_url}")
     # permessage-deflate more than doubles the CPU cost of fanning events out to subscribers.
     uvicorn.run(
         app, host=host, port=port, log_level=settings.log_level.lower(), log_config=None, ws_per_message_deflate=False
@@ -123,9 +120,7 @@ cli.add_typer(mcp_cli, name="mcp")
 @mcp_cli.command("sync")
 def mcp_sync(
     server_id: str = typer.Argument(..., help="The MCP server's id (mcp_…)."),
-    drift: str | None = typer.Option(
-        None, "--drift", help="flag or disable; defaults to QUIVER_MCP_DRIFT."
-    ),
+    drift: str | None = typer.Option(None, "--drift", help="flag or disable; defaults to QUIVER_MCP_DRIFT."),
 ) -> None:
     """Discover the server's tools (tools/list, every page) and upsert them."""
     settings = Settings()
@@ -156,8 +151,12 @@ async def _mcp_sync(settings: Settings, server_id: str, drift_policy: str) -> No
     try:
         async with announced_changes(settings.redis_url):
             with Progress(
-                SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                console=console, transient=True,
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=console,
+                transient=True,
             ) as bar:
                 task = bar.add_task("connecting", total=None)
 

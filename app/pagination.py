@@ -35,9 +35,7 @@ async def fetch_page(
     """Run ``statement`` as one keyset page ordered by ``key``."""
     if page.after is not None:
         statement = statement.where(key > page.after)
-    rows: Sequence[Any] = (
-        await session.scalars(statement.order_by(key).limit(page.first + 1))
-    ).all()
+    rows: Sequence[Any] = (await session.scalars(statement.order_by(key).limit(page.first + 1))).all()
     return Page(
         items=list(rows[: page.first]),
         has_next_page=len(rows) > page.first,

@@ -30,14 +30,10 @@ class Principal:
 
     def can_manage_space(self, space_id: str | None) -> bool:
         """Create and change custom tools, skills, KBs and agents of that space."""
-        return self.is_admin or (
-            self.role is Role.SPACE_ADMIN and space_id is not None and space_id == self.space_id
-        )
+        return self.is_admin or (self.role is Role.SPACE_ADMIN and space_id is not None and space_id == self.space_id)
 
     def can_invoke_in_space(self, space_id: str) -> bool:
-        return self.is_admin or (
-            space_id == self.space_id and self.role in (Role.SPACE_ADMIN, Role.MEMBER)
-        )
+        return self.is_admin or (space_id == self.space_id and self.role in (Role.SPACE_ADMIN, Role.MEMBER))
 
     @property
     def reach(self) -> str | None:

@@ -130,9 +130,7 @@ class Scale:
         )
 
 
-FULL = Scale(
-    spaces=1_000, custom_tools=10_000, tool_bindings=20_000, mcp_servers=50, tools_per_server=20
-)
+FULL = Scale(spaces=1_000, custom_tools=10_000, tool_bindings=20_000, mcp_servers=50, tools_per_server=20)
 QUICK = Scale(spaces=10, custom_tools=200, tool_bindings=400, mcp_servers=6, tools_per_server=5)
 
 
@@ -261,9 +259,7 @@ def build_dataset(scale: Scale, seed: int) -> Dataset:
         if server_index in bound_servers:
             count = rng.randint(1, min(MAX_SPACES_PER_SERVER, scale.spaces))
             for space_id in rng.sample(space_ids, count):
-                data.server_bindings.append(
-                    {"server_id": server_id, "space_id": space_id, "created_at": now}
-                )
+                data.server_bindings.append({"server_id": server_id, "space_id": space_id, "created_at": now})
                 data.bound_servers_by_space[space_id] += 1
         else:
             data.unbound_server_tools += scale.tools_per_server
@@ -300,9 +296,7 @@ def build_dataset(scale: Scale, seed: int) -> Dataset:
     return data
 
 
-async def _insert_batches(
-    connection: AsyncConnection, table: sqlalchemy.Table, rows: Sequence[dict[str, Any]]
-) -> None:
+async def _insert_batches(connection: AsyncConnection, table: sqlalchemy.Table, rows: Sequence[dict[str, Any]]) -> None:
     for start in range(0, len(rows), BATCH_ROWS):
         await connection.execute(insert(table), list(rows[start : start + BATCH_ROWS]))
 
@@ -395,9 +389,7 @@ async def _entered(manager: AbstractContextManager[Any]) -> AsyncIterator[None]:
 
 
 def _settings(database_url: str) -> Settings:
-    return Settings(
-        database_url=database_url, secret_key=Fernet.generate_key().decode(), admin_token=None
-    )
+    return Settings(database_url=database_url, secret_key=Fernet.generate_key().decode(), admin_token=None)
 
 
 async def _admin_key(app: FastAPI) -> str:
@@ -478,9 +470,7 @@ async def measure(
     try:
         async with (
             _entered(patched_loaders),
-            httpx.AsyncClient(
-                transport=httpx.ASGITransport(app=app), base_url="http://bench"
-            ) as client,
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench") as client,
             httpx.AsyncClient(
                 transport=httpx.ASGITransport(app=app_unbatched), base_url="http://bench"
             ) as client_unbatched,
@@ -512,9 +502,7 @@ async def measure(
                 response = results[name]
                 body = response.json()
                 if response.status_code != 200 or "errors" in body:
-                    raise SystemExit(
-                        f"{backend} {name}: {response.status_code} {response.text[:500]}"
-                    )
+                    raise SystemExit(f"{backend} {name}: {response.status_code} {response.text[:500]}")
                 bodies[name] = body
             if bodies[GRAPHQL] != bodies[GRAPHQL_NO_LOADERS]:
                 raise SystemExit(f"{backend}: the two GraphQL variants answered differently")
@@ -563,9 +551,7 @@ async def measure(
 
 def print_method(scale: Scale, args: argparse.Namespace) -> None:
     print("Quiver catalog_scale benchmark")
-    print(
-        f"  machine:    {platform.system()} {platform.machine()}, os.cpu_count()={os.cpu_count()}"
-    )
+    print(f"  machine:    {platform.system()} {platform.machine()}, os.cpu_count()={os.cpu_count()}")
     print(
         f"  software:   Python {platform.python_version()}, SQLAlchemy {sqlalchemy.__version__}, "
         f"strawberry-graphql {version('strawberry-graphql')}, httpx {httpx.__version__}"
@@ -607,8 +593,7 @@ def print_result(result: BackendResult) -> None:
     print(f"== {result.backend}")
     print(f"  migrate: {result.migrate_s:.2f} s, seeding: {result.seed_s:.2f} s")
     print(
-        "  1-minute load average before / after measuring: "
-        f"{result.load_average[0]:.2f} / {result.load_average[1]:.2f}"
+        f"  1-minute load average before / after measuring: {result.load_average[0]:.2f} / {result.load_average[1]:.2f}"
     )
     print(f"  target space: {result.target_space} ({result.visible:,} visible tools)")
     print(f"  page: {result.page_note}")
@@ -627,10 +612,7 @@ def print_result(result: BackendResult) -> None:
         )
     print("  ratios:")
     print(f"    graphql p50 / bare-sql p50:                 {p50[GRAPHQL] / p50[BARE_SQL]:.2f}x")
-    print(
-        "    graphql-no-loaders p50 / graphql p50:       "
-        f"{p50[GRAPHQL_NO_LOADERS] / p50[GRAPHQL]:.2f}x"
-    )
+    print(f"    graphql-no-loaders p50 / graphql p50:       {p50[GRAPHQL_NO_LOADERS] / p50[GRAPHQL]:.2f}x")
     print(
         f"    statements graphql-no-loaders / graphql:    "
         f"{statements[GRAPHQL_NO_LOADERS] / statements[GRAPHQL]:.2f}x "
@@ -649,15 +631,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default="sqlite,postgresql",
         help="comma-separated: sqlite, postgresql (default: both)",
     )
-    parser.add_argument(
-        "--iterations", type=int, default=None, help="measured rounds (default 150, quick 20)"
-    )
-    parser.add_argument(
-        "--warmup", type=int, default=None, help="warm-up rounds (default 10, quick 3)"
-    )
-    parser.add_argument(
-        "--quick", action="store_true", help="small data set and few rounds (smoke run)"
-    )
+    parser.add_argument("--iterations", type=int, default=None, help="measured rounds (default 150, quick 20)")
+    parser.add_argument("--warmup", type=int, default=None, help="warm-up rounds (default 10, quick 3)")
+    parser.add_argument("--quick", action="store_true", help="small data set and few rounds (smoke run)")
     parser.add_argument("--seed", type=int, default=20240601, help="random seed of the data set")
     parser.add_argument(
         "--postgres-url",
@@ -696,9 +672,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             migrate_started = time.perf_counter()
             upgrade(url)
             migrate_s = time.perf_counter() - migrate_started
-            result = asyncio.run(
-                measure(backend, url, data, args.iterations, args.warmup, migrate_s)
-            )
+            result = asyncio.run(measure(backend, url, data, args.iterations, args.warmup, migrate_s))
         print_result(result)
     print(f"total run time: {time.perf_counter() - started:.1f} s")
     return 0

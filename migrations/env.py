@@ -49,9 +49,7 @@ async def _run_async() -> None:
 
 
 def run_migrations_offline() -> None:
-    context.configure(
-        url=_url(), target_metadata=target_metadata, literal_binds=True, include_object=include_object
-    )
+    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True, include_object=include_object)
     with context.begin_transaction():
         context.run_migrations()
 

@@ -77,7 +77,12 @@ class CatalogQuery:
     async def node(
         self,
         info: Info,
-        id: Annotated[strawberry.ID, strawberry.argument(description="A prefixed id (sp_, ag_, kb_, bt_, ct_, mcp_, sk_, sku_, doc_, run_, tc_).")],
+        id: Annotated[
+            strawberry.ID,
+            strawberry.argument(
+                description="A prefixed id (sp_, ag_, kb_, bt_, ct_, mcp_, sk_, sku_, doc_, run_, tc_)."
+            ),
+        ],
     ) -> Node | None:
         return await resolve_node(info, str(id))
 

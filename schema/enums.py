@@ -10,12 +10,8 @@ import strawberry
 @strawberry.enum(description="Lifecycle of a catalog object. Nothing is physically deleted.")
 class Status(Enum):
     ACTIVE = strawberry.enum_value("ACTIVE", description="In use: listed, callable, injected.")
-    DISABLED = strawberry.enum_value(
-        "DISABLED", description="Temporarily off: kept on agents, skipped at run time."
-    )
-    ARCHIVED = strawberry.enum_value(
-        "ARCHIVED", description="Retired: hidden from lists, kept for history and audit."
-    )
+    DISABLED = strawberry.enum_value("DISABLED", description="Temporarily off: kept on agents, skipped at run time.")
+    ARCHIVED = strawberry.enum_value("ARCHIVED", description="Retired: hidden from lists, kept for history and audit.")
 
 
 @strawberry.enum(description="Where a tool runs.")
@@ -30,9 +26,7 @@ class ToolType(Enum):
 @strawberry.enum(description="What a tool does to the world; decides retries and idempotency.")
 class SideEffect(Enum):
     READ = strawberry.enum_value("READ", description="Only reads: safe to retry.")
-    WRITE = strawberry.enum_value(
-        "WRITE", description="Changes something: retried only with an idempotency key."
-    )
+    WRITE = strawberry.enum_value("WRITE", description="Changes something: retried only with an idempotency key.")
 
 
 @strawberry.enum(description="How the platform authenticates to a tool endpoint or MCP server.")
@@ -56,9 +50,7 @@ class McpTransport(Enum):
 
 @strawberry.enum(description="What an API key may do.")
 class Role(Enum):
-    ADMIN = strawberry.enum_value(
-        "ADMIN", description="Every space; bindings, MCP servers, spaces and global skills."
-    )
+    ADMIN = strawberry.enum_value("ADMIN", description="Every space; bindings, MCP servers, spaces and global skills.")
     SPACE_ADMIN = strawberry.enum_value(
         "SPACE_ADMIN", description="Manages its own space's custom tools, skills, KBs and agents."
     )

@@ -77,5 +77,3 @@ class MaskUnexpectedErrors(MaskErrors):
             path=error.path,
             extensions={"code": "INTERNAL_ERROR", "traceId": trace_id},
         )
-
-

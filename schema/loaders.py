@@ -97,26 +97,16 @@ class Loaders:
 def build_loaders(session_factory: SessionFactory) -> Loaders:
     return Loaders(
         space_by_id=_rows_by_key(session_factory, spaces_repository.spaces_by_ids, lambda row: row.id),
-        tool_by_id=_rows_by_key(
-            session_factory, tools_repository.tools_by_ids, lambda row: row.tool_id
-        ),
+        tool_by_id=_rows_by_key(session_factory, tools_repository.tools_by_ids, lambda row: row.tool_id),
         space_ids_by_tool_id=_lists_by_key(session_factory, tools_repository.tool_bindings),
-        mcp_server_by_id=_rows_by_key(
-            session_factory, tools_repository.servers_by_ids, lambda row: row.id
-        ),
+        mcp_server_by_id=_rows_by_key(session_factory, tools_repository.servers_by_ids, lambda row: row.id),
         space_ids_by_mcp_server_id=_lists_by_key(session_factory, tools_repository.server_bindings),
-        skill_by_id=_rows_by_key(
-            session_factory, skills_repository.skills_by_ids, lambda row: row.skill_id
-        ),
-        skill_versions_by_skill_id=_lists_by_key(
-            session_factory, skills_repository.versions_by_skill_ids
-        ),
+        skill_by_id=_rows_by_key(session_factory, skills_repository.skills_by_ids, lambda row: row.skill_id),
+        skill_versions_by_skill_id=_lists_by_key(session_factory, skills_repository.versions_by_skill_ids),
         knowledge_base_by_id=_rows_by_key(
             session_factory, knowledge_repository.knowledge_bases_by_ids, lambda row: row.id
         ),
-        document_count_by_knowledge_base_id=_values_by_key(
-            session_factory, knowledge_repository.document_counts, 0
-        ),
+        document_count_by_knowledge_base_id=_values_by_key(session_factory, knowledge_repository.document_counts, 0),
         agent_by_id=_rows_by_key(session_factory, agents_repository.agents_by_ids, lambda row: row.id),
         tool_call_by_id=_rows_by_key(session_factory, calls_repository.calls_by_ids, lambda row: row.id),
         call_stats_by_tool=DataLoader(load_fn=_call_stats_loader(session_factory)),

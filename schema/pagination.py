@@ -92,9 +92,7 @@ def make_connection(
     )
 
 
-FirstArgument = Annotated[
-    int | None, strawberry.argument(description="How many items to return (at most 100).")
-]
+FirstArgument = Annotated[int | None, strawberry.argument(description="How many items to return (at most 100).")]
 AfterArgument = Annotated[
     str | None,
     strawberry.argument(description="Return the items after this cursor (an edge's `cursor` or `endCursor`)."),

@@ -16,9 +16,7 @@ import asyncpg
 import pytest
 from sqlalchemy.engine import make_url
 
-POSTGRES_ADMIN_URL = os.environ.get(
-    "QUIVER_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
-)
+POSTGRES_ADMIN_URL = os.environ.get("QUIVER_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
 IS_CI = os.environ.get("CI", "").lower() == "true"
 
 

@@ -50,9 +50,7 @@ def quiver_env(directory: Path, **overrides: str) -> dict[str, str]:
     return env
 
 
-def run_quiver(
-    directory: Path, *arguments: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
+def run_quiver(directory: Path, *arguments: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [quiver_executable(), *arguments],
         cwd=directory,

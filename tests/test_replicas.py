@@ -123,7 +123,8 @@ class TestReplicasShareEvents:
         )
         agent_id = created["createAgent"]["agent"]["id"]
         async with websockets.connect(
-            f"ws://127.0.0.1:{port_b}/graphql", subprotocols=["graphql-transport-ws"]  # type: ignore[list-item]
+            f"ws://127.0.0.1:{port_b}/graphql",
+            subprotocols=["graphql-transport-ws"],  # type: ignore[list-item]
         ) as socket:
             init = {"type": "connection_init", "payload": {"Authorization": f"Bearer {ADMIN_TOKEN}"}}
             await socket.send(json.dumps(init))

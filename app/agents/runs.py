@@ -41,9 +41,7 @@ class AgentRun(Base):
     started_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
 
-    __table_args__ = (
-        UniqueConstraint("agent_id", "idempotency_key", name="uq_agent_run_agent_id_idempotency_key"),
-    )
+    __table_args__ = (UniqueConstraint("agent_id", "idempotency_key", name="uq_agent_run_agent_id_idempotency_key"),)
 
 
 class AgentSessionMessage(Base):

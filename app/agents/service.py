@@ -69,9 +69,7 @@ def _first_positions(values: list[str]) -> list[tuple[int, str]]:
     return [(index, value) for value, index in seen.items()]
 
 
-async def _check_tools(
-    session: AsyncSession, space_id: str, tool_ids: list[str], already: list[str]
-) -> list[str]:
+async def _check_tools(session: AsyncSession, space_id: str, tool_ids: list[str], already: list[str]) -> list[str]:
     positions = _first_positions(tool_ids)
     unique = [tool_id for _, tool_id in positions]
     # New references must be ACTIVE and visible; references the agent already holds
@@ -90,9 +88,7 @@ async def _check_tools(
     return unique
 
 
-async def _check_skills(
-    session: AsyncSession, space_id: str, references: list[str], already: list[str]
-) -> list[str]:
+async def _check_skills(session: AsyncSession, space_id: str, references: list[str], already: list[str]) -> list[str]:
     positions = _first_positions(references)
     skills = {
         skill.skill_id: skill
@@ -113,16 +109,13 @@ async def _check_skills(
         if skill.status != "ACTIVE":
             raise DomainError(skill.status, f"Skill {skill_id!r} is {skill.status.lower()}.", field)
         if version is not None and (
-            not SEMVER.match(version)
-            or await skills_repository.get_version(session, skill_id, version) is None
+            not SEMVER.match(version) or await skills_repository.get_version(session, skill_id, version) is None
         ):
             raise DomainError("NOT_FOUND", f"Skill {skill_id!r} has no version {version!r}.", field)
     return [reference for _, reference in positions]
 
 
-async def _check_knowledge_bases(
-    session: AsyncSession, space_id: str, kb_ids: list[str]
-) -> list[str]:
+async def _check_knowledge_bases(session: AsyncSession, space_id: str, kb_ids: list[str]) -> list[str]:
     positions = _first_positions(kb_ids)
     found = {
         kb.id: kb
@@ -156,25 +149,18 @@ async def _apply(session: AsyncSession, agent: Agent, data: AgentInput) -> None:
         )
     if data.bound_skill_ids is not None:
         previous_skills = list(agent.bound_skill_ids or [])
-        agent.bound_skill_ids = await _check_skills(
-            session, agent.space_id, data.bound_skill_ids, previous_skills
-        )
+        agent.bound_skill_ids = await _check_skills(session, agent.space_id, data.bound_skill_ids, previous_skills)
         # Newly bound skills bring the tools they declare, where the space can see them.
         agent.activated_tool_ids = await skills_service.activate_declared_tools(
             session, agent.space_id, agent.bound_skill_ids, previous_skills, list(agent.activated_tool_ids or [])
         )
     if data.mounted_kb_ids is not None:
-        agent.mounted_kb_ids = await _check_knowledge_bases(
-            session, agent.space_id, data.mounted_kb_ids
-        )
+        agent.mounted_kb_ids = await _check_knowledge_bases(session, agent.space_id, data.mounted_kb_ids)
 
 
 async def create_agent(session: AsyncSession, principal: Principal, data: AgentInput) -> Agent:
     space_id = data.space_id or ""
-    if (
-        not principal.can_read_space(space_id)
-        or await spaces_repository.get_space(session, space_id) is None
-    ):
+    if not principal.can_read_space(space_id) or await spaces_repository.get_space(session, space_id) is None:
         raise NotFoundError("Space", space_id, ["input", "spaceId"])
     if not principal.can_manage_space(space_id):
         raise ForbiddenError("This key may not create agents in that space.", ["input", "spaceId"])
@@ -208,18 +194,14 @@ async def _require_manageable(session: AsyncSession, principal: Principal, agent
     return agent
 
 
-async def update_agent(
-    session: AsyncSession, principal: Principal, agent_id: str, data: AgentInput
-) -> Agent:
+async def update_agent(session: AsyncSession, principal: Principal, agent_id: str, data: AgentInput) -> Agent:
     agent = await _require_manageable(session, principal, agent_id)
     await _apply(session, agent, data)
     await session.flush()
     return agent
 
 
-async def set_agent_status(
-    session: AsyncSession, principal: Principal, agent_id: str, status: str
-) -> Agent:
+async def set_agent_status(session: AsyncSession, principal: Principal, agent_id: str, status: str) -> Agent:
     agent = await _require_manageable(session, principal, agent_id)
     agent.status = status
     await session.flush()

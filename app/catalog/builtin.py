@@ -26,12 +26,24 @@ BUILTIN_TOOLS: list[dict[str, Any]] = [
         "input_schema": {
             "type": "object",
             "properties": {
-                "query": {"type": "string", "minLength": 1, "maxLength": 2000,
-                          "description": "What to look for, in natural language."},
-                "topK": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5,
-                         "description": "How many passages to return."},
-                "knowledgeBaseIds": {"type": "array", "items": {"type": "string"},
-                                     "description": "Limit the search to these knowledge bases."},
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 2000,
+                    "description": "What to look for, in natural language.",
+                },
+                "topK": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 50,
+                    "default": 5,
+                    "description": "How many passages to return.",
+                },
+                "knowledgeBaseIds": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Limit the search to these knowledge bases.",
+                },
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -54,8 +66,11 @@ BUILTIN_TOOLS: list[dict[str, Any]] = [
         "input_schema": {
             "type": "object",
             "properties": {
-                "timezone": {"type": "string", "maxLength": 64,
-                             "description": "IANA time zone name; UTC when omitted."},
+                "timezone": {
+                    "type": "string",
+                    "maxLength": 64,
+                    "description": "IANA time zone name; UTC when omitted.",
+                },
             },
             "additionalProperties": False,
         },
@@ -77,8 +92,12 @@ BUILTIN_TOOLS: list[dict[str, Any]] = [
         "input_schema": {
             "type": "object",
             "properties": {
-                "expression": {"type": "string", "minLength": 1, "maxLength": 500,
-                               "description": "The expression, e.g. (1250 * 1.2) / 3."},
+                "expression": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 500,
+                    "description": "The expression, e.g. (1250 * 1.2) / 3.",
+                },
             },
             "required": ["expression"],
             "additionalProperties": False,
@@ -103,10 +122,12 @@ BUILTIN_TOOLS: list[dict[str, Any]] = [
             "type": "object",
             "properties": {
                 "to": {"type": "string", "description": "Id of the receiving agent (ag_...)."},
-                "type": {"type": "string", "enum": ["request", "notify"],
-                         "description": "request waits for an answer; notify does not."},
-                "content": {"type": "string", "minLength": 1, "maxLength": 8000,
-                            "description": "The message text."},
+                "type": {
+                    "type": "string",
+                    "enum": ["request", "notify"],
+                    "description": "request waits for an answer; notify does not.",
+                },
+                "content": {"type": "string", "minLength": 1, "maxLength": 8000, "description": "The message text."},
             },
             "required": ["to", "type", "content"],
             "additionalProperties": False,

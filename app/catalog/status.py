@@ -25,17 +25,21 @@ def kind_of(identifier: str) -> str | None:
         return "tool"
     if identifier.startswith(("sk_", "sku_")):
         return "skill"
-    prefixes = {"sp_": "space", "ag_": "agent", "kb_": "knowledge_base", "doc_": "document",
-                "run_": "agent_run", "tc_": "tool_call"}
+    prefixes = {
+        "sp_": "space",
+        "ag_": "agent",
+        "kb_": "knowledge_base",
+        "doc_": "document",
+        "run_": "agent_run",
+        "tc_": "tool_call",
+    }
     for prefix, kind in prefixes.items():
         if identifier.startswith(prefix):
             return kind
     return None
 
 
-async def set_status(
-    session: AsyncSession, principal: Principal, identifier: str, status: str
-) -> StatusTarget:
+async def set_status(session: AsyncSession, principal: Principal, identifier: str, status: str) -> StatusTarget:
     check_status(status, ["input", "status"])
     kind = kind_of(identifier)
     if kind == "tool":

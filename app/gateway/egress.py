@@ -179,9 +179,7 @@ class EgressCheckedBackend(httpcore.AsyncNetworkBackend):
         async def connect(address: str) -> httpcore.AsyncNetworkStream:
             return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
 
-        return await connect_checked(
-            self.policy, host, port, connect, (httpcore.ConnectError, httpcore.ConnectTimeout)
-        )
+        return await connect_checked(self.policy, host, port, connect, (httpcore.ConnectError, httpcore.ConnectTimeout))
 
     async def connect_unix_socket(
         self,

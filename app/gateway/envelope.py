@@ -35,9 +35,7 @@ class ToolError:
 class ToolFailure(Exception):  # noqa: N818 - a failure outcome, not a programming error
     """An executor's structured failure. ``retryable`` marks transient ones."""
 
-    def __init__(
-        self, code: str, message: str, detail: str | None = None, *, retryable: bool = False
-    ) -> None:
+    def __init__(self, code: str, message: str, detail: str | None = None, *, retryable: bool = False) -> None:
         super().__init__(message)
         self.error = ToolError(code, message, detail)
         self.retryable = retryable

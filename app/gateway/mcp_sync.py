@@ -244,9 +244,7 @@ async def _stored_tools(session: AsyncSession, server_id: str) -> dict[str, Tool
     return {tool.tool_id: tool for tool in (await session.scalars(statement)).all()}
 
 
-async def _record_failure(
-    session_factory: async_sessionmaker[AsyncSession], server_id: str, message: str
-) -> None:
+async def _record_failure(session_factory: async_sessionmaker[AsyncSession], server_id: str, message: str) -> None:
     async with session_factory() as session, session.begin():
         server = await repository.get_server(session, server_id)
         if server is not None:

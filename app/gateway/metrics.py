@@ -6,11 +6,11 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 
 REGISTRY = CollectorRegistry()
 
-CALLS = Counter(
-    "quiver_tool_calls_total", "Tool calls through the gateway.", ["kind", "tool"], registry=REGISTRY
-)
+CALLS = Counter("quiver_tool_calls_total", "Tool calls through the gateway.", ["kind", "tool"], registry=REGISTRY)
 FAILURES = Counter(
-    "quiver_tool_call_failures_total", "Failed tool calls by error code.", ["kind", "tool", "code"],
+    "quiver_tool_call_failures_total",
+    "Failed tool calls by error code.",
+    ["kind", "tool", "code"],
     registry=REGISTRY,
 )
 LATENCY = Histogram(

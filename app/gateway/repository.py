@@ -95,15 +95,15 @@ async def stats_rows(
 
 
 async def get_idempotency_record(session: AsyncSession, space_id: str, key: str) -> IdempotencyRecord | None:
-    statement = select(IdempotencyRecord).where(
-        IdempotencyRecord.space_id == space_id, IdempotencyRecord.key == key
-    ).execution_options(populate_existing=True)
+    statement = (
+        select(IdempotencyRecord)
+        .where(IdempotencyRecord.space_id == space_id, IdempotencyRecord.key == key)
+        .execution_options(populate_existing=True)
+    )
     return await session.scalar(statement)
 
 
-async def complete_idempotency_key(
-    session: AsyncSession, space_id: str, key: str, envelope: dict[str, Any]
-) -> None:
+async def complete_idempotency_key(session: AsyncSession, space_id: str, key: str, envelope: dict[str, Any]) -> None:
     await session.execute(
         update(IdempotencyRecord)
         .where(IdempotencyRecord.space_id == space_id, IdempotencyRecord.key == key)

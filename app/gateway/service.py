@@ -221,9 +221,7 @@ class ToolGateway:
         validator = Draft202012Validator(tool.input_schema) if tool is not None else None
         return ResolvedTool(space_exists, tool, visible, validator)
 
-    def _check(
-        self, request: CallRequest, tool: ToolDefinition, validator: Draft202012Validator
-    ) -> dict[str, Any]:
+    def _check(self, request: CallRequest, tool: ToolDefinition, validator: Draft202012Validator) -> dict[str, Any]:
         if not isinstance(request.arguments, dict):
             raise ToolFailure(PARAM_INVALID, "Arguments must be a JSON object.", "(root): not an object")
         # Platform-held values win: the caller can never set or override them.
@@ -369,9 +367,7 @@ class ToolGateway:
             if record.state == "DONE" and record.envelope is not None:
                 envelope = record.envelope
                 error = envelope.get("error")
-                failure = (
-                    ToolFailure(error["code"], error["message"], error.get("detail")) if error else None
-                )
+                failure = ToolFailure(error["code"], error["message"], error.get("detail")) if error else None
                 return envelope.get("data"), failure, 0
             now = utcnow()
             if record.created_at < now - stale_after:
@@ -470,4 +466,3 @@ def _not_available(tool_id: str) -> ToolFailure:
         "This tool is not available here.",
         f"{tool_id} does not exist, is not ACTIVE, or is not visible in this space",
     )
-

@@ -63,9 +63,7 @@ class Document(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     updated_at: Mapped[datetime | None] = mapped_column(UtcDateTime, default=utcnow, onupdate=utcnow)
 
-    __table_args__ = (
-        UniqueConstraint("knowledge_base_id", "source_key", name="uq_document_knowledge_base_source"),
-    )
+    __table_args__ = (UniqueConstraint("knowledge_base_id", "source_key", name="uq_document_knowledge_base_source"),)
 
 
 class Chunk(Base):

@@ -39,9 +39,7 @@ def _kb_statement(space_id: str | None) -> Select[KnowledgeBase]:
     return statement
 
 
-async def list_knowledge_bases(
-    session: AsyncSession, space_id: str | None, page: PageRequest
-) -> Page[KnowledgeBase]:
+async def list_knowledge_bases(session: AsyncSession, space_id: str | None, page: PageRequest) -> Page[KnowledgeBase]:
     return await fetch_page(session, _kb_statement(space_id), KnowledgeBase.id, page)
 
 
@@ -53,9 +51,7 @@ async def get_knowledge_base(session: AsyncSession, kb_id: str) -> KnowledgeBase
     return await session.get(KnowledgeBase, kb_id)
 
 
-async def knowledge_bases_by_ids(
-    session: AsyncSession, kb_ids: Sequence[str]
-) -> list[KnowledgeBase]:
+async def knowledge_bases_by_ids(session: AsyncSession, kb_ids: Sequence[str]) -> list[KnowledgeBase]:
     if not kb_ids:
         return []
     statement = select(KnowledgeBase).where(KnowledgeBase.id.in_(kb_ids))
@@ -174,9 +170,7 @@ async def insert_chunks(session: AsyncSession, rows: list[dict[str, Any]], index
 
 async def bump_content_version(session: AsyncSession, kb_id: str) -> None:
     await session.execute(
-        update(KnowledgeBase)
-        .where(KnowledgeBase.id == kb_id)
-        .values(content_version=KnowledgeBase.content_version + 1)
+        update(KnowledgeBase).where(KnowledgeBase.id == kb_id).values(content_version=KnowledgeBase.content_version + 1)
     )
 
 
@@ -187,9 +181,7 @@ async def active_knowledge_bases(
     session: AsyncSession, space_id: str, kb_ids: Sequence[str] | None = None
 ) -> list[KnowledgeBase]:
     """ACTIVE knowledge bases of one space, optionally only among ``kb_ids``, in id order."""
-    statement = select(KnowledgeBase).where(
-        KnowledgeBase.space_id == space_id, KnowledgeBase.status == "ACTIVE"
-    )
+    statement = select(KnowledgeBase).where(KnowledgeBase.space_id == space_id, KnowledgeBase.status == "ACTIVE")
     if kb_ids is not None:
         if not kb_ids:
             return []
@@ -250,14 +242,10 @@ async def stored_vectors(session: AsyncSession, kb_id: str, model: str) -> list[
     return [(int(chunk_id), bytes(blob)) for chunk_id, blob in rows if blob is not None]
 
 
-async def chunks_with_documents(
-    session: AsyncSession, chunk_ids: Sequence[int]
-) -> dict[int, tuple[Chunk, Document]]:
+async def chunks_with_documents(session: AsyncSession, chunk_ids: Sequence[int]) -> dict[int, tuple[Chunk, Document]]:
     if not chunk_ids:
         return {}
-    statement = (
-        select(Chunk, Document).join(Document, Document.id == Chunk.document_id).where(Chunk.id.in_(chunk_ids))
-    )
+    statement = select(Chunk, Document).join(Document, Document.id == Chunk.document_id).where(Chunk.id.in_(chunk_ids))
     return {chunk.id: (chunk, document) for chunk, document in (await session.execute(statement)).all()}
 
 

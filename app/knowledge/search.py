@@ -122,9 +122,7 @@ class KnowledgeSearch:
         except EmbeddingError:
             logger.warning("the embedding provider is not ready; searches fall back to lexical", exc_info=True)
 
-    async def search(
-        self, kb_ids: Sequence[str], query: str, top_k: int = 5, *, mode: str = HYBRID
-    ) -> SearchOutcome:
+    async def search(self, kb_ids: Sequence[str], query: str, top_k: int = 5, *, mode: str = HYBRID) -> SearchOutcome:
         """Search ``kb_ids`` (already checked for access) for ``query``; best ``top_k`` passages.
 
         ``mode`` keeps one list only (``lexical`` or ``vector``), for evaluation; the

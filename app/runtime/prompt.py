@@ -144,8 +144,7 @@ class PromptBuilder:
             warnings=warnings,
             functions=functions,
             skill_versions=[
-                {"skillId": skill.skill_id, "version": skill.version, "channel": skill.channel}
-                for skill in injected
+                {"skillId": skill.skill_id, "version": skill.version, "channel": skill.channel} for skill in injected
             ],
             injected_skills=injected,
         )

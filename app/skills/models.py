@@ -49,9 +49,7 @@ class SkillDefinition(Base):
 class SkillVersion(Base):
     __tablename__ = "skill_version"
 
-    skill_id: Mapped[str] = mapped_column(
-        ForeignKey("skill_definition.skill_id"), primary_key=True
-    )
+    skill_id: Mapped[str] = mapped_column(ForeignKey("skill_definition.skill_id"), primary_key=True)
     version: Mapped[str] = mapped_column(String(32), primary_key=True)
     channel: Mapped[str] = mapped_column(String(16))
     prompt: Mapped[str] = mapped_column(Text)
@@ -97,9 +95,7 @@ class SkillUsage(Base):
 
     __tablename__ = "skill_usage"
 
-    skill_id: Mapped[str] = mapped_column(
-        ForeignKey("skill_definition.skill_id"), primary_key=True
-    )
+    skill_id: Mapped[str] = mapped_column(ForeignKey("skill_definition.skill_id"), primary_key=True)
     version: Mapped[str] = mapped_column(String(32), primary_key=True)
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     injected_count: Mapped[int] = mapped_column(Integer, default=0)

@@ -29,9 +29,7 @@ def _statement(space_id: str | None, skill_filter: SkillFilter | None) -> Select
     """Skills reachable from ``space_id`` (global + its own; every skill when None)."""
     statement = select(SkillDefinition).where(SkillDefinition.status != "ARCHIVED")
     if space_id is not None:
-        statement = statement.where(
-            or_(SkillDefinition.space_id.is_(None), SkillDefinition.space_id == space_id)
-        )
+        statement = statement.where(or_(SkillDefinition.space_id.is_(None), SkillDefinition.space_id == space_id))
     if skill_filter is not None:
         if skill_filter.category is not None:
             statement = statement.where(SkillDefinition.category == skill_filter.category)
@@ -55,9 +53,7 @@ async def list_skills(
     return await fetch_page(session, _statement(space_id, skill_filter), SkillDefinition.skill_id, page)
 
 
-async def count_skills(
-    session: AsyncSession, space_id: str | None, skill_filter: SkillFilter | None
-) -> int:
+async def count_skills(session: AsyncSession, space_id: str | None, skill_filter: SkillFilter | None) -> int:
     return await count(session, _statement(space_id, skill_filter))
 
 
@@ -80,17 +76,13 @@ async def name_taken(
         SkillDefinition.name == name, SkillDefinition.status != "ARCHIVED"
     )
     if space_id is not None:
-        statement = statement.where(
-            or_(SkillDefinition.space_id.is_(None), SkillDefinition.space_id == space_id)
-        )
+        statement = statement.where(or_(SkillDefinition.space_id.is_(None), SkillDefinition.space_id == space_id))
     if exclude_skill_id is not None:
         statement = statement.where(SkillDefinition.skill_id != exclude_skill_id)
     return (await session.scalar(statement.limit(1))) is not None
 
 
-async def versions_by_skill_ids(
-    session: AsyncSession, skill_ids: Sequence[str]
-) -> dict[str, list[SkillVersion]]:
+async def versions_by_skill_ids(session: AsyncSession, skill_ids: Sequence[str]) -> dict[str, list[SkillVersion]]:
     result: dict[str, list[SkillVersion]] = defaultdict(list)
     if not skill_ids:
         return result
@@ -123,9 +115,7 @@ async def get_skill_for_update(session: AsyncSession, skill_id: str) -> SkillDef
 
 
 async def versions_of(session: AsyncSession, skill_id: str) -> list[SkillVersion]:
-    statement = (
-        select(SkillVersion).where(SkillVersion.skill_id == skill_id).order_by(SkillVersion.created_at)
-    )
+    statement = select(SkillVersion).where(SkillVersion.skill_id == skill_id).order_by(SkillVersion.created_at)
     return list((await session.scalars(statement)).all())
 
 
@@ -148,9 +138,7 @@ async def add_event(session: AsyncSession, event: SkillChannelEvent) -> None:
     await session.flush()
 
 
-async def events_by_skill_ids(
-    session: AsyncSession, skill_ids: Sequence[str]
-) -> dict[str, list[SkillChannelEvent]]:
+async def events_by_skill_ids(session: AsyncSession, skill_ids: Sequence[str]) -> dict[str, list[SkillChannelEvent]]:
     """Channel moves per skill, oldest first (ids are time-ordered)."""
     result: dict[str, list[SkillChannelEvent]] = defaultdict(list)
     if not skill_ids:
@@ -282,14 +270,10 @@ def _unused_statement(space_id: str | None, since: datetime, include_matches: bo
         used = or_(used, SkillUsage.last_matched_at >= since)
     statement = select(SkillDefinition).where(
         SkillDefinition.status != "ARCHIVED",
-        ~exists().where(
-            and_(SkillUsage.skill_id == SkillDefinition.skill_id, SkillUsage.day >= since.date(), used)
-        ),
+        ~exists().where(and_(SkillUsage.skill_id == SkillDefinition.skill_id, SkillUsage.day >= since.date(), used)),
     )
     if space_id is not None:
-        statement = statement.where(
-            or_(SkillDefinition.space_id.is_(None), SkillDefinition.space_id == space_id)
-        )
+        statement = statement.where(or_(SkillDefinition.space_id.is_(None), SkillDefinition.space_id == space_id))
     return statement
 
 
@@ -309,7 +293,5 @@ async def count_unused_skills(
 async def skill_named(session: AsyncSession, name: str, space_id: str | None) -> SkillDefinition | None:
     """The non-archived skill called ``name`` in exactly that scope (a space, or global for None)."""
     scope = SkillDefinition.space_id.is_(None) if space_id is None else SkillDefinition.space_id == space_id
-    statement = select(SkillDefinition).where(
-        SkillDefinition.name == name, SkillDefinition.status != "ARCHIVED", scope
-    )
+    statement = select(SkillDefinition).where(SkillDefinition.name == name, SkillDefinition.status != "ARCHIVED", scope)
     return (await session.scalars(statement.limit(1))).one_or_none()

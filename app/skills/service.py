@@ -23,10 +23,7 @@ from app.validation import check_not_blank, check_version
 
 # The Agent Skills naming rule: 1-64 of a-z0-9 and single inner hyphens.
 SKILL_NAME = re.compile(r"^(?=.{1,64}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
-NAME_RULE = (
-    "Skill names are 1-64 characters of a-z, 0-9 and single hyphens, "
-    "not starting or ending with a hyphen."
-)
+NAME_RULE = "Skill names are 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with a hyphen."
 
 
 @dataclass
@@ -64,9 +61,7 @@ def check_prompt(prompt: str, limit: int, field: list[str] | None = None) -> str
     if not prompt:
         raise DomainError("INVALID", "The prompt must not be empty.", field)
     if len(prompt) > limit:
-        raise DomainError(
-            "PROMPT_TOO_LONG", f"The prompt has {len(prompt)} characters; the limit is {limit}.", field
-        )
+        raise DomainError("PROMPT_TOO_LONG", f"The prompt has {len(prompt)} characters; the limit is {limit}.", field)
     return prompt
 
 
@@ -109,9 +104,7 @@ async def check_declared_tools(
     for index, tool_id in enumerate(tool_ids):
         if tool_id not in reachable:
             where = "" if space_id is None else f" in space {space_id!r}"
-            raise DomainError(
-                "UNKNOWN_TOOL", f"Tool {tool_id!r} does not exist{where}.", [*field, str(index)]
-            )
+            raise DomainError("UNKNOWN_TOOL", f"Tool {tool_id!r} does not exist{where}.", [*field, str(index)])
     return unique
 
 
@@ -137,9 +130,7 @@ def record(
     )
 
 
-async def get_skill_for(
-    session: AsyncSession, principal: Principal, skill_id: str
-) -> SkillDefinition | None:
+async def get_skill_for(session: AsyncSession, principal: Principal, skill_id: str) -> SkillDefinition | None:
     skill = await repository.get_skill(session, skill_id)
     if skill is None:
         return None
@@ -230,9 +221,7 @@ async def require_manageable(
     return skill
 
 
-async def new_version_number(
-    session: AsyncSession, skill_id: str, given: str | None, field: list[str]
-) -> str:
+async def new_version_number(session: AsyncSession, skill_id: str, given: str | None, field: list[str]) -> str:
     """The given version (which must be new) or the patch after the highest existing one."""
     existing = [row.version for row in await repository.versions_of(session, skill_id)]
     if given is None:
@@ -283,9 +272,7 @@ async def update_skill(
     return skill
 
 
-async def set_skill_status(
-    session: AsyncSession, principal: Principal, skill_id: str, status: str
-) -> SkillDefinition:
+async def set_skill_status(session: AsyncSession, principal: Principal, skill_id: str, status: str) -> SkillDefinition:
     skill = await require_manageable(session, principal, skill_id)
     skill.status = status
     await session.flush()
@@ -310,9 +297,7 @@ async def activate_declared_tools(
         if skill_id not in previous
     ]
     declared = [
-        tool_id
-        for skill in await repository.skills_by_ids(session, new_skill_ids)
-        for tool_id in skill.tools or []
+        tool_id for skill in await repository.skills_by_ids(session, new_skill_ids) for tool_id in skill.tools or []
     ]
     if not declared:
         return activated_tool_ids

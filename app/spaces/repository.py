@@ -48,9 +48,7 @@ async def count_spaces(session: AsyncSession, reach: str | None) -> int:
 
 
 async def get_api_key_by_hash(session: AsyncSession, key_hash: str) -> ApiKey | None:
-    return await session.scalar(
-        select(ApiKey).where(ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None))
-    )
+    return await session.scalar(select(ApiKey).where(ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None)))
 
 
 async def any_api_key(session: AsyncSession) -> bool:

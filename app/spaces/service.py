@@ -47,9 +47,7 @@ async def create_api_key(
         if await repository.get_space(session, space_id) is None:
             raise DomainError("NOT_FOUND", f"Space {space_id!r} not found.", ["space"])
     raw = raw_key or KEY_PREFIX + secrets.token_urlsafe(32)
-    api_key = ApiKey(
-        id=new_id("key_"), key_hash=hash_key(raw), space_id=space_id, role=role.value, label=label
-    )
+    api_key = ApiKey(id=new_id("key_"), key_hash=hash_key(raw), space_id=space_id, role=role.value, label=label)
     session.add(api_key)
     await session.flush()
     return api_key, raw
@@ -58,9 +56,7 @@ async def create_api_key(
 async def ensure_admin_token(session: AsyncSession, raw_key: str) -> None:
     """Make ``QUIVER_ADMIN_TOKEN`` a valid admin key (idempotent)."""
     if await repository.get_api_key_by_hash(session, hash_key(raw_key)) is None:
-        await create_api_key(
-            session, role=Role.ADMIN, space_id=None, label="QUIVER_ADMIN_TOKEN", raw_key=raw_key
-        )
+        await create_api_key(session, role=Role.ADMIN, space_id=None, label="QUIVER_ADMIN_TOKEN", raw_key=raw_key)
 
 
 async def create_first_admin_key(session: AsyncSession) -> str | None:
@@ -90,18 +86,14 @@ async def create_space(session: AsyncSession, principal: Principal, name: str, l
     return space
 
 
-async def get_readable_space(
-    session: AsyncSession, principal: Principal, space_id: str
-) -> Space | None:
+async def get_readable_space(session: AsyncSession, principal: Principal, space_id: str) -> Space | None:
     """The space if the caller may read it; None otherwise (absent and forbidden look alike)."""
     if not principal.can_read_space(space_id):
         return None
     return await repository.get_space(session, space_id)
 
 
-async def require_readable_space(
-    session: AsyncSession, principal: Principal, space_id: str, field: list[str]
-) -> Space:
+async def require_readable_space(session: AsyncSession, principal: Principal, space_id: str, field: list[str]) -> Space:
     space = await get_readable_space(session, principal, space_id)
     if space is None:
         raise DomainError("NOT_FOUND", f"Space {space_id!r} not found.", field)

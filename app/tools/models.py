@@ -28,9 +28,7 @@ class ToolDefinition(Base):
     auth_type: Mapped[str] = mapped_column(String(32), default="NONE")
     # Fernet token of the JSON auth configuration (secret included); never returned.
     auth_config: Mapped[str | None] = mapped_column(Text)
-    mcp_server_id: Mapped[str | None] = mapped_column(
-        ForeignKey("mcp_server.id"), index=True
-    )
+    mcp_server_id: Mapped[str | None] = mapped_column(ForeignKey("mcp_server.id"), index=True)
     status: Mapped[str] = mapped_column(String(16), default="ACTIVE")
     side_effect: Mapped[str] = mapped_column(String(8), default="READ")
     timeout_ms: Mapped[int] = mapped_column(Integer, default=10_000)
@@ -56,9 +54,7 @@ class ToolSpaceBinding(Base):
 
     __tablename__ = "tool_space_binding"
 
-    tool_id: Mapped[str] = mapped_column(
-        ForeignKey("tool_definition.tool_id"), primary_key=True
-    )
+    tool_id: Mapped[str] = mapped_column(ForeignKey("tool_definition.tool_id"), primary_key=True)
     space_id: Mapped[str] = mapped_column(ForeignKey("space.id"), primary_key=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
 

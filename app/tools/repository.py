@@ -27,9 +27,7 @@ class ToolFilter:
     mcp_server_id: str | None = None
 
 
-def _filtered(
-    statement: Select[ToolDefinition], tool_filter: ToolFilter | None
-) -> Select[ToolDefinition]:
+def _filtered(statement: Select[ToolDefinition], tool_filter: ToolFilter | None) -> Select[ToolDefinition]:
     if tool_filter is None:
         return statement
     if tool_filter.type is not None:
@@ -52,9 +50,7 @@ def _filtered(
     return statement
 
 
-def tools_statement(
-    visibility: ColumnElement[bool], tool_filter: ToolFilter | None
-) -> Select[ToolDefinition]:
+def tools_statement(visibility: ColumnElement[bool], tool_filter: ToolFilter | None) -> Select[ToolDefinition]:
     return _filtered(select(ToolDefinition).where(visibility), tool_filter)
 
 
@@ -68,9 +64,7 @@ async def list_tools(
 ) -> Page[ToolDefinition]:
     """Tools visible in ``space_id`` (every tool when None), one keyset page."""
     visibility = tool_visible_somewhere(space_id, include_inactive=include_inactive)
-    return await fetch_page(
-        session, tools_statement(visibility, tool_filter), ToolDefinition.tool_id, page
-    )
+    return await fetch_page(session, tools_statement(visibility, tool_filter), ToolDefinition.tool_id, page)
 
 
 async def count_tools(
@@ -121,9 +115,7 @@ def _tool_for_call_statement() -> Select[bool, ToolDefinition, bool]:
 TOOL_FOR_CALL = _tool_for_call_statement()
 
 
-async def tool_for_call(
-    session: AsyncSession, tool_id: str, space_id: str
-) -> tuple[bool, ToolDefinition | None, bool]:
+async def tool_for_call(session: AsyncSession, tool_id: str, space_id: str) -> tuple[bool, ToolDefinition | None, bool]:
     """One round trip for the gateway: (space exists, the tool, ACTIVE and visible in the space)."""
     row = (await session.execute(TOOL_FOR_CALL, {"space_id": space_id, "tool_id": tool_id})).one()
     return bool(row.space_exists), row.ToolDefinition, bool(row.visible) if row.ToolDefinition else False
@@ -195,15 +187,9 @@ async def replace_tool_bindings(session: AsyncSession, tool_id: str, space_ids: 
     await session.flush()
 
 
-async def replace_server_bindings(
-    session: AsyncSession, server_id: str, space_ids: Sequence[str]
-) -> None:
-    await session.execute(
-        delete(McpServerSpaceBinding).where(McpServerSpaceBinding.server_id == server_id)
-    )
-    session.add_all(
-        McpServerSpaceBinding(server_id=server_id, space_id=space_id) for space_id in space_ids
-    )
+async def replace_server_bindings(session: AsyncSession, server_id: str, space_ids: Sequence[str]) -> None:
+    await session.execute(delete(McpServerSpaceBinding).where(McpServerSpaceBinding.server_id == server_id))
+    session.add_all(McpServerSpaceBinding(server_id=server_id, space_id=space_id) for space_id in space_ids)
     await session.flush()
 
 
@@ -232,9 +218,7 @@ def _servers_statement(space_id: str | None) -> Select[McpServer]:
     return statement
 
 
-async def list_servers(
-    session: AsyncSession, space_id: str | None, page: PageRequest
-) -> Page[McpServer]:
+async def list_servers(session: AsyncSession, space_id: str | None, page: PageRequest) -> Page[McpServer]:
     return await fetch_page(session, _servers_statement(space_id), McpServer.id, page)
 
 

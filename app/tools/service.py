@@ -91,9 +91,7 @@ def seal_auth(box: SecretBox, auth: AuthConfig | None, prefix: list[str]) -> tup
     }
     for attribute in required[auth.type]:
         if not getattr(auth, attribute):
-            raise DomainError(
-                "INVALID_AUTH", f"{auth.type} needs {camel[attribute]}.", [*prefix, camel[attribute]]
-            )
+            raise DomainError("INVALID_AUTH", f"{auth.type} needs {camel[attribute]}.", [*prefix, camel[attribute]])
     if auth.token_url:
         check_http_url(auth.token_url, [*prefix, "tokenUrl"])
     config = {
@@ -147,13 +145,9 @@ def _apply_declared_fields(tool: ToolDefinition, data: ToolInput, box: SecretBox
     if data.description is not None:
         tool.description = check_not_blank(data.description, _path("description"))
     if data.input_schema is not None:
-        tool.input_schema = check_json_schema(
-            data.input_schema, _path("inputSchema"), require_object=True
-        )
+        tool.input_schema = check_json_schema(data.input_schema, _path("inputSchema"), require_object=True)
     if data.output_schema is not None:
-        tool.output_schema = check_json_schema(
-            data.output_schema, _path("outputSchema"), require_object=False
-        )
+        tool.output_schema = check_json_schema(data.output_schema, _path("outputSchema"), require_object=False)
     if data.endpoint is not None:
         tool.endpoint = check_http_url(data.endpoint, _path("endpoint"))
     if data.auth is not None:
@@ -183,9 +177,7 @@ async def create_tool(
         raise ForbiddenError("Only ADMIN and SPACE_ADMIN keys create tools.", ["input"])
     name = data.name or ""
     if not TOOL_NAME.match(name):
-        raise DomainError(
-            "INVALID_NAME", "Tool names match ^[a-zA-Z0-9_-]{1,64}$.", _path("name")
-        )
+        raise DomainError("INVALID_NAME", "Tool names match ^[a-zA-Z0-9_-]{1,64}$.", _path("name"))
     for required in ("label", "description", "input_schema", "endpoint"):
         if getattr(data, required) is None:
             raise DomainError("REQUIRED", f"{required} is required.", _path(required))
@@ -201,9 +193,7 @@ async def create_tool(
             await _check_space_ids(session, principal, data.space_ids, _path("spaceIds"))
         space_ids = [principal.space_id]
     if await repository.name_taken(session, name, space_ids or None):
-        raise DomainError(
-            "DUPLICATE", f"A tool named {name!r} is already visible there.", _path("name")
-        )
+        raise DomainError("DUPLICATE", f"A tool named {name!r} is already visible there.", _path("name"))
     tool = ToolDefinition(
         tool_id=new_id("ct_"),
         name=name,
@@ -229,9 +219,7 @@ async def create_tool(
     return tool
 
 
-async def get_tool_for(
-    session: AsyncSession, principal: Principal, tool_id: str
-) -> ToolDefinition | None:
+async def get_tool_for(session: AsyncSession, principal: Principal, tool_id: str) -> ToolDefinition | None:
     """The tool if the caller may see it (any status); None otherwise."""
     tool = await repository.get_tool(session, tool_id)
     if tool is None:
@@ -252,11 +240,7 @@ async def _require_manageable_tool(
         raise NotFoundError("Tool", tool_id, field_path)
     if principal.is_admin:
         return tool
-    if (
-        principal.role is Role.SPACE_ADMIN
-        and tool.type == "CUSTOM"
-        and tool.owner_space_id == principal.space_id
-    ):
+    if principal.role is Role.SPACE_ADMIN and tool.type == "CUSTOM" and tool.owner_space_id == principal.space_id:
         return tool
     raise ForbiddenError("This key may read this tool but not change it.", field_path)
 
@@ -349,9 +333,7 @@ async def register_mcp_server(
     if not principal.is_admin:
         raise ForbiddenError("Only ADMIN keys register MCP servers.", ["input"])
     if not MCP_SERVER_NAME.match(data.name):
-        raise DomainError(
-            "INVALID_NAME", "Server names match ^[a-zA-Z0-9_-]{1,64}$.", _path("name")
-        )
+        raise DomainError("INVALID_NAME", "Server names match ^[a-zA-Z0-9_-]{1,64}$.", _path("name"))
     if data.transport not in TRANSPORTS:
         raise DomainError("INVALID", f"Unknown transport {data.transport!r}.", _path("transport"))
     if data.transport == "STDIO":
@@ -365,18 +347,10 @@ async def register_mcp_server(
         check_http_url(data.url, _path("url"))
         await check_egress(egress, data.url, _path("url"))
         if data.command is not None:
-            raise DomainError(
-                "INVALID", f"A {data.transport} server takes a url, not a command.", _path("command")
-            )
+            raise DomainError("INVALID", f"A {data.transport} server takes a url, not a command.", _path("command"))
     if await repository.get_server_by_name(session, data.name) is not None:
-        raise DomainError(
-            "DUPLICATE", f"An MCP server named {data.name!r} exists.", _path("name")
-        )
-    space_ids = (
-        await _check_space_ids(session, principal, data.space_ids, _path("spaceIds"))
-        if data.space_ids
-        else []
-    )
+        raise DomainError("DUPLICATE", f"An MCP server named {data.name!r} exists.", _path("name"))
+    space_ids = await _check_space_ids(session, principal, data.space_ids, _path("spaceIds")) if data.space_ids else []
     auth_type, auth_config = seal_auth(box, data.auth, _path("auth"))
     server = McpServer(
         id=new_id("mcp_"),
@@ -395,9 +369,7 @@ async def register_mcp_server(
     return server
 
 
-async def get_server_for(
-    session: AsyncSession, principal: Principal, server_id: str
-) -> McpServer | None:
+async def get_server_for(session: AsyncSession, principal: Principal, server_id: str) -> McpServer | None:
     server = await repository.get_server(session, server_id)
     if server is None:
         return None
@@ -409,9 +381,7 @@ async def get_server_for(
     return None
 
 
-async def set_tool_status(
-    session: AsyncSession, principal: Principal, tool_id: str, status: str
-) -> ToolDefinition:
+async def set_tool_status(session: AsyncSession, principal: Principal, tool_id: str, status: str) -> ToolDefinition:
     tool = await _require_manageable_tool(session, principal, tool_id, ["input", "id"])
     if tool.status == "ARCHIVED" and status != "ARCHIVED" and tool.mcp_server_id is None:
         # An archived tool gave up its name; someone may have taken it since.
@@ -429,9 +399,7 @@ async def set_tool_status(
     return tool
 
 
-async def set_server_status(
-    session: AsyncSession, principal: Principal, server_id: str, status: str
-) -> McpServer:
+async def set_server_status(session: AsyncSession, principal: Principal, server_id: str, status: str) -> McpServer:
     if not principal.is_admin:
         if await get_server_for(session, principal, server_id) is None:
             raise NotFoundError("MCP server", server_id, ["input", "id"])

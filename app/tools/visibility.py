@@ -24,9 +24,7 @@ def _bound_to(space_id: SpaceId) -> ColumnElement[bool]:
         ToolSpaceBinding.tool_id == ToolDefinition.tool_id,
         ToolSpaceBinding.space_id == space_id,
     )
-    server_has_rows = exists().where(
-        McpServerSpaceBinding.server_id == ToolDefinition.mcp_server_id
-    )
+    server_has_rows = exists().where(McpServerSpaceBinding.server_id == ToolDefinition.mcp_server_id)
     server_in_space = exists().where(
         McpServerSpaceBinding.server_id == ToolDefinition.mcp_server_id,
         McpServerSpaceBinding.space_id == space_id,
@@ -38,26 +36,20 @@ def _bound_to(space_id: SpaceId) -> ColumnElement[bool]:
 
 
 def _is_active() -> ColumnElement[bool]:
-    server_active = exists().where(
-        McpServer.id == ToolDefinition.mcp_server_id, McpServer.status == ACTIVE
-    )
+    server_active = exists().where(McpServer.id == ToolDefinition.mcp_server_id, McpServer.status == ACTIVE)
     return and_(
         ToolDefinition.status == ACTIVE,
         or_(ToolDefinition.mcp_server_id.is_(None), server_active),
     )
 
 
-def tool_visible_in_space(
-    space_id: SpaceId, *, include_inactive: bool = False
-) -> ColumnElement[bool]:
+def tool_visible_in_space(space_id: SpaceId, *, include_inactive: bool = False) -> ColumnElement[bool]:
     """WHERE clause over ``tool_definition``: visible in ``space_id`` (a value or a bound parameter)."""
     clause = _bound_to(space_id)
     return clause if include_inactive else and_(clause, _is_active())
 
 
-def tool_visible_somewhere(
-    space_id: str | None, *, include_inactive: bool = False
-) -> ColumnElement[bool]:
+def tool_visible_somewhere(space_id: str | None, *, include_inactive: bool = False) -> ColumnElement[bool]:
     """Like :func:`tool_visible_in_space`, where ``None`` means every space (admins)."""
     if space_id is None:
         return true() if include_inactive else _is_active()
@@ -79,6 +71,4 @@ def select_visible_tool_ids(space_id: str, tool_ids: list[str]) -> Select[str]:
     """The subset of ``tool_ids`` that are visible and ACTIVE in ``space_id``."""
     if not tool_ids:
         return select(ToolDefinition.tool_id).where(false())
-    return select(ToolDefinition.tool_id).where(
-        ToolDefinition.tool_id.in_(tool_ids), tool_visible_in_space(space_id)
-    )
+    return select(ToolDefinition.tool_id).where(ToolDefinition.tool_id.in_(tool_ids), tool_visible_in_space(space_id))

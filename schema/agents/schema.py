@@ -74,7 +74,9 @@ class UpdateAgentInput:
     model: str | None = strawberry.field(default=None, description="New model name.")
     system_prompt: str | None = strawberry.field(default=None, description="New role.")
     max_steps: int | None = strawberry.field(default=None, description="New step limit (1-50).")
-    mounted_knowledge_base_ids: list[strawberry.ID] | None = strawberry.field(default=None, description="New knowledge bases.")
+    mounted_knowledge_base_ids: list[strawberry.ID] | None = strawberry.field(
+        default=None, description="New knowledge bases."
+    )
     activated_tool_ids: list[strawberry.ID] | None = strawberry.field(default=None, description="New tools.")
     bound_skill_ids: list[strawberry.ID] | None = strawberry.field(default=None, description="New skills.")
     output_format: str | None = strawberry.field(default=None, description="New output format; empty string clears it.")

@@ -42,7 +42,9 @@ class Agent(Node):
     model: str = strawberry.field(description="Model name passed to the OpenAI-compatible endpoint.")
     system_prompt: str = strawberry.field(description="The agent's role: the first section of its system prompt.")
     max_steps: int = strawberry.field(description="Most model calls one run may make.")
-    output_format: str | None = strawberry.field(description="How answers must be shaped (the OUTPUT_FORMAT prompt section).")
+    output_format: str | None = strawberry.field(
+        description="How answers must be shaped (the OUTPUT_FORMAT prompt section)."
+    )
     status: Status = strawberry.field(description="Lifecycle status; only ACTIVE agents can be invoked.")
     bound_skill_references: list[str] = strawberry.field(
         description="Bound skills as stored, with version pins, e.g. sk_email_draft@1.2.0."
@@ -113,9 +115,7 @@ class Agent(Node):
         return [Skill.from_row(row) for row in rows if row is not None]
 
     @strawberry.field(description="Runs of this agent, oldest first.")
-    async def runs(
-        self, info: Info, first: FirstArgument = 20, after: AfterArgument = None
-    ) -> Connection[AgentRun]:
+    async def runs(self, info: Info, first: FirstArgument = 20, after: AfterArgument = None) -> Connection[AgentRun]:
         agent_id = self.row.id
         return await paginate(
             info,
@@ -132,7 +132,9 @@ class Agent(Node):
 class InjectedSkill:
     skill_id: str = strawberry.field(description="The skill's id.")
     version: str = strawberry.field(description="The version injected.")
-    channel: str = strawberry.field(description="Why this version: PRODUCTION, CANDIDATE (canary), or PINNED by the agent.")
+    channel: str = strawberry.field(
+        description="Why this version: PRODUCTION, CANDIDATE (canary), or PINNED by the agent."
+    )
 
 
 @strawberry.type(description="One invocation of an agent: input, output, steps and the tool calls it made.")
@@ -151,7 +153,9 @@ class AgentRun(Node):
     session_id: str | None = strawberry.field(description="The conversation the run belongs to, if any.")
     skill_versions: list[InjectedSkill] = strawberry.field(description="The skill versions injected into the prompt.")
     prompt_warnings: list[str] = strawberry.field(description="What the prompt builder cut or flagged for this run.")
-    delegation_depth: int = strawberry.field(description="0 for a run started by a caller; n for a run delegated n levels deep.")
+    delegation_depth: int = strawberry.field(
+        description="0 for a run started by a caller; n for a run delegated n levels deep."
+    )
     started_at: datetime = strawberry.field(description="When the run started.")
     finished_at: datetime | None = strawberry.field(description="When the run finished; null while running.")
     row: strawberry.Private[AgentRunRow]
@@ -198,9 +202,7 @@ class AgentRun(Node):
         return [ToolCall.from_row(row) for row in rows]
 
 
-async def agent_connection(
-    info: Info, space_id: str | None, first: int | None, after: str | None
-) -> Connection[Agent]:
+async def agent_connection(info: Info, space_id: str | None, first: int | None, after: str | None) -> Connection[Agent]:
     return await paginate(
         info,
         first,

@@ -43,7 +43,9 @@ class ToolCallFilter:
 
 @strawberry.input(description="One direct tool call, made as an agent of the space would.")
 class InvokeToolInput:
-    space_id: strawberry.ID = strawberry.field(description="The space the call is made in (visibility is checked there).")
+    space_id: strawberry.ID = strawberry.field(
+        description="The space the call is made in (visibility is checked there)."
+    )
     tool_id: strawberry.ID = strawberry.field(description="The tool to call.")
     arguments: JSON = strawberry.field(description="Arguments, validated against the tool's input schema.")
     idempotency_key: str | None = strawberry.field(
@@ -85,9 +87,7 @@ def _matches(event: dict[str, Any], call_filter: calls_repository.CallFilter) ->
     )
     if any(wanted is not None and event[name] != wanted for wanted, name in checks):
         return False
-    return not (
-        call_filter.since is not None and datetime.fromisoformat(event["started_at"]) < call_filter.since
-    )
+    return not (call_filter.since is not None and datetime.fromisoformat(event["started_at"]) < call_filter.since)
 
 
 @strawberry.type
@@ -130,7 +130,8 @@ class GatewayMutation:
             server = await get_server_for(session, principal, str(id))
         if server is None:
             return McpServerPayload(
-                mcp_server=None, user_errors=[UserError(field=["id"], code="NOT_FOUND", message=f"MCP server {str(id)!r} not found.")]
+                mcp_server=None,
+                user_errors=[UserError(field=["id"], code="NOT_FOUND", message=f"MCP server {str(id)!r} not found.")],
             )
         if not principal.is_admin:
             return McpServerPayload(

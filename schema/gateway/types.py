@@ -42,12 +42,16 @@ class ToolError:
 class ToolCall(Node):
     id: strawberry.ID = strawberry.field(description="Call id, tc_….")
     tool_id: str = strawberry.field(description="Id of the tool called, kept even if the tool is gone.")
-    arguments: JSON = strawberry.field(description="Arguments as the caller gave them (static values left out, secret-looking values redacted).")
+    arguments: JSON = strawberry.field(
+        description="Arguments as the caller gave them (static values left out, secret-looking values redacted)."
+    )
     status: CallStatus = strawberry.field(description="SUCCESS or FAILED.")
     result: JSON | None = strawberry.field(description="The data returned on SUCCESS.")
     error: ToolError | None = strawberry.field(description="The structured error on FAILED.")
     latency_ms: float = strawberry.field(description="Wall time of the call, retries included, in milliseconds.")
-    attempts: int = strawberry.field(description="How many times the executor ran (0 for a replay of an idempotency key).")
+    attempts: int = strawberry.field(
+        description="How many times the executor ran (0 for a replay of an idempotency key)."
+    )
     trace_id: str = strawberry.field(description="Finds the call in the table, the logs and the client's envelope.")
     idempotency_key: str | None = strawberry.field(description="The caller's idempotency key, if given.")
     started_at: datetime = strawberry.field(description="When the call started.")
@@ -84,7 +88,9 @@ class ToolCall(Node):
             arguments=event["arguments"],
             status=CallStatus(event["status"]),
             result=event["result"],
-            error=ToolError(code=event["error_code"], message=event["error_message"] or "", detail=event["error_detail"])
+            error=ToolError(
+                code=event["error_code"], message=event["error_message"] or "", detail=event["error_detail"]
+            )
             if event["error_code"]
             else None,
             latency_ms=event["latency_ms"],
@@ -140,7 +146,9 @@ class ToolResult:
     latency_ms: float = strawberry.field(description="Wall time of the call in milliseconds.")
     call_id: strawberry.Private[str | None]
 
-    @strawberry.field(description="The call log row; null when the call was refused before it could be logged (a space outside the caller's reach).")
+    @strawberry.field(
+        description="The call log row; null when the call was refused before it could be logged (a space outside the caller's reach)."
+    )
     async def call(self, info: Info) -> ToolCall | None:
         if self.call_id is None:
             return None

@@ -48,7 +48,9 @@ class CreateKnowledgeBaseInput:
 
 @strawberry.type(description="Result of a mutation on a knowledge base.")
 class KnowledgeBasePayload:
-    knowledge_base: KnowledgeBase | None = strawberry.field(description="The knowledge base; null when the mutation failed.")
+    knowledge_base: KnowledgeBase | None = strawberry.field(
+        description="The knowledge base; null when the mutation failed."
+    )
     user_errors: list[UserError] = strawberry.field(description="Why the input was refused; empty on success.")
 
 
@@ -72,9 +74,7 @@ class KnowledgeMutation:
                 description=input.description,
             ),
         )
-        return KnowledgeBasePayload(
-            knowledge_base=KnowledgeBase.from_row(row) if row else None, user_errors=errors
-        )
+        return KnowledgeBasePayload(knowledge_base=KnowledgeBase.from_row(row) if row else None, user_errors=errors)
 
 
 @strawberry.enum(description="What addDocument did with the document.")
@@ -178,7 +178,9 @@ class KnowledgeDocumentMutation:
             prepared = await ingestor.prepare(data)
         except DomainError as error:
             return DocumentPayload(document=None, user_errors=[UserError.from_domain(error)])
-        stored, errors = await in_transaction(info, lambda session: service.store_document(session, principal, prepared))
+        stored, errors = await in_transaction(
+            info, lambda session: service.store_document(session, principal, prepared)
+        )
         if stored is None:
             return DocumentPayload(document=None, user_errors=errors)
         return DocumentPayload(

@@ -29,7 +29,9 @@ logger = logging.getLogger("quiver.skills")
 
 @strawberry.type
 class SkillsQuery:
-    @strawberry.field(description="Skills the caller can see: every skill for admins, global plus its space's otherwise.")
+    @strawberry.field(
+        description="Skills the caller can see: every skill for admins, global plus its space's otherwise."
+    )
     async def skills(
         self,
         info: Info,
@@ -58,7 +60,9 @@ class SkillsQuery:
         since: Annotated[datetime, strawberry.argument(description="Start of the window, e.g. 30 days ago.")],
         space_id: Annotated[
             strawberry.ID | None,
-            strawberry.argument(description="Only global skills and this space's; omit for every skill the caller can see."),
+            strawberry.argument(
+                description="Only global skills and this space's; omit for every skill the caller can see."
+            ),
         ] = None,
         include_matches: Annotated[
             bool | None, strawberry.argument(description="Count a matchSkills result as a use too.")
@@ -96,7 +100,9 @@ class SkillsQuery:
         ] = None,
         force_channel: Annotated[
             SkillChannel | None,
-            strawberry.argument(description="PRODUCTION or CANDIDATE for every unpinned skill, as a test session would."),
+            strawberry.argument(
+                description="PRODUCTION or CANDIDATE for every unpinned skill, as a test session would."
+            ),
         ] = None,
     ) -> SkillRouting | None:
         settings = info.context.settings
@@ -104,7 +110,9 @@ class SkillsQuery:
             agent = await agents_service.get_agent_for(session, info.context.principal, str(agent_id))
             if agent is None:
                 return None
-            channel = force_channel.value if force_channel is not None and force_channel != SkillChannel.RETIRED else None
+            channel = (
+                force_channel.value if force_channel is not None and force_channel != SkillChannel.RETIRED else None
+            )
             selection = await select_skills(
                 session, agent, message, settings, session_id=session_id, force_channel=channel
             )
@@ -127,14 +135,20 @@ class SkillsQuery:
         )
 
 
-@strawberry.type(description="One bound skill in a routing decision: the version a session gets and whether it is injected.")
+@strawberry.type(
+    description="One bound skill in a routing decision: the version a session gets and whether it is injected."
+)
 class RoutedSkill:
     skill: Skill = strawberry.field(description="The skill.")
     version: str = strawberry.field(description="The version this session gets.")
     channel: str = strawberry.field(description="That version's channel: PRODUCTION, CANDIDATE or RETIRED.")
     is_pinned: bool = strawberry.field(description="True when the agent pins this version (skill@version).")
-    version_reason: str = strawberry.field(description="Why this version: pinned, production, canary share and bucket, or forced.")
-    score: float | None = strawberry.field(description="Match score for the message, 0..1; null when routing was not needed.")
+    version_reason: str = strawberry.field(
+        description="Why this version: pinned, production, canary share and bucket, or forced."
+    )
+    score: float | None = strawberry.field(
+        description="Match score for the message, 0..1; null when routing was not needed."
+    )
     reason: str = strawberry.field(description="Why it is injected or left out, in one line.")
     char_count: int = strawberry.field(description="Characters of the prompt at this version.")
 
@@ -153,31 +167,46 @@ class RoutedSkill:
         )
 
 
-@strawberry.type(description="The skill step of prompt assembly: bound skills resolved to versions, then routed for one message.")
+@strawberry.type(
+    description="The skill step of prompt assembly: bound skills resolved to versions, then routed for one message."
+)
 class SkillRouting:
     limit: int = strawberry.field(description="The routing limit (setting skill_routing_limit, default 8).")
-    is_routed: bool = strawberry.field(description="False when every bound skill fit under the limit and all are injected.")
+    is_routed: bool = strawberry.field(
+        description="False when every bound skill fit under the limit and all are injected."
+    )
     chosen: list[RoutedSkill] = strawberry.field(description="Skills injected, in bound order.")
     dropped: list[RoutedSkill] = strawberry.field(description="Skills left out for this message, with the reason.")
-    notes: list[str] = strawberry.field(description="Bound references skipped before routing: disabled, archived, foreign or a missing pinned version.")
+    notes: list[str] = strawberry.field(
+        description="Bound references skipped before routing: disabled, archived, foreign or a missing pinned version."
+    )
     injected_chars: int = strawberry.field(description="Prompt characters of the chosen skills.")
     saved_chars: int = strawberry.field(description="Prompt characters not spent on dropped skills.")
 
 
 @strawberry.input(description="A new skill; its prompt becomes version 1.0.0 (or the given version) in PRODUCTION.")
 class CreateSkillInput:
-    space_id: strawberry.ID | None = strawberry.field(default=None, description="Omit for a global skill (admins only).")
+    space_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Omit for a global skill (admins only)."
+    )
     name: str = strawberry.field(description="1-64 of a-z, 0-9 and single hyphens; unique where it is visible.")
     label: str = strawberry.field(description="Display name for people.")
     description: str = strawberry.field(description="For the people who assemble agents.")
-    prompt: str = strawberry.field(description="Markdown methodology, within the configured limit (default 2000 characters).")
+    prompt: str = strawberry.field(
+        description="Markdown methodology, within the configured limit (default 2000 characters)."
+    )
     category: str | None = strawberry.field(default=None, description="Broad area, e.g. communication.")
     tags: list[str] | None = strawberry.field(default=None, description="Free-form labels.")
-    trigger_hints: list[str] | None = strawberry.field(default=None, description="Phrases that signal the skill applies.")
+    trigger_hints: list[str] | None = strawberry.field(
+        default=None, description="Phrases that signal the skill applies."
+    )
     boundary: str | None = strawberry.field(default=None, description="What the skill must not be used for.")
-    version: str | None = strawberry.field(default=None, description="Semantic version of the first version (default 1.0.0).")
+    version: str | None = strawberry.field(
+        default=None, description="Semantic version of the first version (default 1.0.0)."
+    )
     tool_ids: list[strawberry.ID] | None = strawberry.field(
-        default=None, description="Tools the skill orchestrates; each must exist (and be visible in the skill's space). Binding the skill activates them."
+        default=None,
+        description="Tools the skill orchestrates; each must exist (and be visible in the skill's space). Binding the skill activates them.",
     )
 
 
@@ -189,11 +218,16 @@ class UpdateSkillInput:
     prompt: str | None = strawberry.field(default=None, description="New prompt; creates a new version.")
     category: str | None = strawberry.field(default=None, description="New category; empty string clears it.")
     tags: list[str] | None = strawberry.field(default=None, description="New tags (replace the old ones).")
-    trigger_hints: list[str] | None = strawberry.field(default=None, description="New trigger hints (replace the old ones).")
+    trigger_hints: list[str] | None = strawberry.field(
+        default=None, description="New trigger hints (replace the old ones)."
+    )
     boundary: str | None = strawberry.field(default=None, description="New boundary; empty string clears it.")
-    tool_ids: list[strawberry.ID] | None = strawberry.field(default=None, description="New declared tools (replace the old ones).")
+    tool_ids: list[strawberry.ID] | None = strawberry.field(
+        default=None, description="New declared tools (replace the old ones)."
+    )
     version: str | None = strawberry.field(
-        default=None, description="Version number for the new prompt (must be new); default: patch after the highest version."
+        default=None,
+        description="Version number for the new prompt (must be new); default: patch after the highest version.",
     )
 
 
@@ -207,15 +241,21 @@ def _ids(values: list[strawberry.ID] | None) -> list[str] | None:
     return [str(value) for value in values] if values is not None else None
 
 
-@strawberry.input(description="A version to publish as the CANDIDATE. Give a prompt for a new version, or only a version to re-publish a retired one.")
+@strawberry.input(
+    description="A version to publish as the CANDIDATE. Give a prompt for a new version, or only a version to re-publish a retired one."
+)
 class PublishSkillVersionInput:
     skill_id: strawberry.ID = strawberry.field(description="The skill.")
-    prompt: str | None = strawberry.field(default=None, description="The new version's prompt; omit to publish an existing version.")
+    prompt: str | None = strawberry.field(
+        default=None, description="The new version's prompt; omit to publish an existing version."
+    )
     version: str | None = strawberry.field(
-        default=None, description="The version number: new (with a prompt; default: patch after the highest) or existing (without)."
+        default=None,
+        description="The version number: new (with a prompt; default: patch after the highest) or existing (without).",
     )
     canary_percent: int | None = strawberry.field(
-        default=None, description="Share of sessions (0-100) served the candidate; default: the setting skill_canary_default_percent."
+        default=None,
+        description="Share of sessions (0-100) served the candidate; default: the setting skill_canary_default_percent.",
     )
 
 
@@ -233,7 +273,9 @@ class PromoteSkillCandidateInput:
 
 @strawberry.type(description="Result of promoteSkillCandidate.")
 class PromoteSkillCandidatePayload:
-    skill: Skill | None = strawberry.field(description="The skill, serving the promoted version; null when the mutation failed.")
+    skill: Skill | None = strawberry.field(
+        description="The skill, serving the promoted version; null when the mutation failed."
+    )
     user_errors: list[UserError] = strawberry.field(description="Why the input was refused; empty on success.")
 
 
@@ -241,20 +283,25 @@ class PromoteSkillCandidatePayload:
 class RollbackSkillInput:
     skill_id: strawberry.ID = strawberry.field(description="The skill.")
     version: str | None = strawberry.field(
-        default=None, description="The earlier version to serve; default: the version PRODUCTION held before the current one."
+        default=None,
+        description="The earlier version to serve; default: the version PRODUCTION held before the current one.",
     )
 
 
 @strawberry.type(description="Result of rollbackSkill.")
 class RollbackSkillPayload:
-    skill: Skill | None = strawberry.field(description="The skill, serving the earlier version; null when the mutation failed.")
+    skill: Skill | None = strawberry.field(
+        description="The skill, serving the earlier version; null when the mutation failed."
+    )
     user_errors: list[UserError] = strawberry.field(description="Why the input was refused; empty on success.")
 
 
 @strawberry.input(description="A new canary share for a skill.")
 class SetSkillCanaryInput:
     skill_id: strawberry.ID = strawberry.field(description="The skill.")
-    canary_percent: int = strawberry.field(description="Share of sessions (0-100) served the CANDIDATE while there is one.")
+    canary_percent: int = strawberry.field(
+        description="Share of sessions (0-100) served the CANDIDATE while there is one."
+    )
 
 
 @strawberry.type(description="Result of setSkillCanary.")
@@ -265,17 +312,24 @@ class SetSkillCanaryPayload:
 
 @strawberry.input(description="A SKILL.md to import.")
 class ImportSkillInput:
-    space_id: strawberry.ID | None = strawberry.field(default=None, description="Omit for a global skill (admins only).")
-    text: str = strawberry.field(description="The whole SKILL.md: YAML front matter (name, description, optional metadata) and the Markdown prompt.")
+    space_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Omit for a global skill (admins only)."
+    )
+    text: str = strawberry.field(
+        description="The whole SKILL.md: YAML front matter (name, description, optional metadata) and the Markdown prompt."
+    )
     replace_existing: bool | None = strawberry.field(
-        default=False, description="When a skill of that name exists in that scope, update it (a new PRODUCTION version if the prompt changed)."
+        default=False,
+        description="When a skill of that name exists in that scope, update it (a new PRODUCTION version if the prompt changed).",
     )
 
 
 @strawberry.type(description="Result of importSkill.")
 class ImportSkillPayload:
     skill: Skill | None = strawberry.field(description="The imported skill; null when the mutation failed.")
-    is_created: bool = strawberry.field(description="True when a new skill was created, false when an existing one was updated.")
+    is_created: bool = strawberry.field(
+        description="True when a new skill was created, false when an existing one was updated."
+    )
     user_errors: list[UserError] = strawberry.field(description="Why the text was refused; empty on success.")
 
 
@@ -301,9 +355,7 @@ class SkillsMutation:
             version=input.version,
             tool_ids=_ids(input.tool_ids),
         )
-        row, errors = await in_transaction(
-            info, lambda session: service.create_skill(session, principal, data, limit)
-        )
+        row, errors = await in_transaction(info, lambda session: service.create_skill(session, principal, data, limit))
         return SkillPayload(skill=Skill.from_row(row) if row else None, user_errors=errors)
 
     @strawberry.mutation(description="Change a skill; a new prompt becomes a new PRODUCTION version.")
@@ -358,7 +410,9 @@ class SkillsMutation:
             user_errors=errors,
         )
 
-    @strawberry.mutation(description="Promote the CANDIDATE to PRODUCTION; the old PRODUCTION is retired and the canary share goes back to 0.")
+    @strawberry.mutation(
+        description="Promote the CANDIDATE to PRODUCTION; the old PRODUCTION is retired and the canary share goes back to 0."
+    )
     async def promote_skill_candidate(
         self,
         info: Info,
@@ -374,7 +428,9 @@ class SkillsMutation:
     async def rollback_skill(
         self,
         info: Info,
-        input: Annotated[RollbackSkillInput, strawberry.argument(description="The skill and, optionally, the version.")],
+        input: Annotated[
+            RollbackSkillInput, strawberry.argument(description="The skill and, optionally, the version.")
+        ],
     ) -> RollbackSkillPayload:
         principal = info.context.principal
         row, errors = await in_transaction(

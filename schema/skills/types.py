@@ -33,14 +33,18 @@ class SkillChannel(Enum):
     CANDIDATE = strawberry.enum_value(
         "CANDIDATE", description="Served to the canary share of sessions, and to test sessions that ask for it."
     )
-    RETIRED = strawberry.enum_value("RETIRED", description="Kept for pins, rollbacks and history; served only when pinned.")
+    RETIRED = strawberry.enum_value(
+        "RETIRED", description="Kept for pins, rollbacks and history; served only when pinned."
+    )
 
 
 @strawberry.enum(description="What a channel move was.")
 class SkillChannelAction(Enum):
     CREATED = strawberry.enum_value("CREATED", description="The skill was created with its first PRODUCTION version.")
     PUBLISHED = strawberry.enum_value("PUBLISHED", description="updateSkill put a new prompt straight into PRODUCTION.")
-    IMPORTED = strawberry.enum_value("IMPORTED", description="A SKILL.md import created the skill or a new PRODUCTION version.")
+    IMPORTED = strawberry.enum_value(
+        "IMPORTED", description="A SKILL.md import created the skill or a new PRODUCTION version."
+    )
     CANDIDATE_PUBLISHED = strawberry.enum_value("CANDIDATE_PUBLISHED", description="A version became the CANDIDATE.")
     PROMOTED = strawberry.enum_value("PROMOTED", description="The CANDIDATE became PRODUCTION.")
     ROLLED_BACK = strawberry.enum_value("ROLLED_BACK", description="PRODUCTION went back to an earlier version.")
@@ -51,10 +55,14 @@ class SkillChannelAction(Enum):
 class SkillChannelChange:
     action: SkillChannelAction = strawberry.field(description="What happened.")
     channel: SkillChannel = strawberry.field(description="The channel that moved: PRODUCTION or CANDIDATE.")
-    from_version: str | None = strawberry.field(description="The version the channel held before; null when it was empty.")
+    from_version: str | None = strawberry.field(
+        description="The version the channel held before; null when it was empty."
+    )
     to_version: str | None = strawberry.field(description="The version the channel holds after the move.")
     canary_percent: int | None = strawberry.field(description="The canary share set by this move, when it set one.")
-    actor: str | None = strawberry.field(description="Id of the API key that made the move (quiver: the platform itself).")
+    actor: str | None = strawberry.field(
+        description="Id of the API key that made the move (quiver: the platform itself)."
+    )
     at: datetime = strawberry.field(description="When the move happened.")
 
     @classmethod
@@ -74,7 +82,9 @@ class SkillChannelChange:
 class SkillVersionUsage:
     version: str = strawberry.field(description="The skill version.")
     injected_count: int = strawberry.field(description="Runs whose prompt included this version.")
-    matched_count: int = strawberry.field(description="Times matchSkills returned the skill while this version was in PRODUCTION.")
+    matched_count: int = strawberry.field(
+        description="Times matchSkills returned the skill while this version was in PRODUCTION."
+    )
     last_injected_at: datetime | None = strawberry.field(description="Last injection into a run; null when never.")
     last_matched_at: datetime | None = strawberry.field(description="Last match; null when never.")
 
@@ -121,9 +131,7 @@ class SkillFilter:
     )
 
     def to_app(self) -> repository.SkillFilter:
-        return repository.SkillFilter(
-            category=self.category, tags=tuple(self.tags or ()), search=self.search
-        )
+        return repository.SkillFilter(category=self.category, tags=tuple(self.tags or ()), search=self.search)
 
 
 @strawberry.type(description="One immutable version of a skill's prompt.")
@@ -143,13 +151,13 @@ class Skill(Node):
     id: strawberry.ID = strawberry.field(description="Skill id: sk_… builtin, sku_… custom.")
     name: str = strawberry.field(description="Unique name in its scope: 1-64 of a-z, 0-9 and single hyphens.")
     label: str = strawberry.field(description="Display name for people.")
-    description: str = strawberry.field(
-        description="For the people who assemble agents (not sent to the model)."
-    )
+    description: str = strawberry.field(description="For the people who assemble agents (not sent to the model).")
     prompt: str = strawberry.field(description="The Markdown methodology fragment injected into the system prompt.")
     category: str | None = strawberry.field(description="Broad area, e.g. communication or analysis.")
     tags: list[str] = strawberry.field(description="Free-form labels for search and filtering.")
-    trigger_hints: list[str] = strawberry.field(description="Phrases that signal this skill applies; used by skill matching.")
+    trigger_hints: list[str] = strawberry.field(
+        description="Phrases that signal this skill applies; used by skill matching."
+    )
     boundary: str | None = strawberry.field(description="What this skill must not be used for.")
     tool_ids: list[str] = strawberry.field(description="Ids of the tools this skill orchestrates.")
     type: ToolType = strawberry.field(description="BUILTIN for skills shipped with the platform, CUSTOM otherwise.")
@@ -228,7 +236,9 @@ class Skill(Node):
         rows = await skill_loaders(info).usage_by_skill_id.load((self.row.skill_id, since.date() if since else None))
         return SkillUsage.from_rows(rows)
 
-    @strawberry.field(description="The skill in the Agent Skills format: the text of its SKILL.md (YAML front matter, then the prompt).")
+    @strawberry.field(
+        description="The skill in the Agent Skills format: the text of its SKILL.md (YAML front matter, then the prompt)."
+    )
     async def skill_md(
         self,
         info: Info,

@@ -29,9 +29,7 @@ class SpacesQuery:
         return Viewer(space=space, roles=[Role(principal.role.value)])
 
     @strawberry.field(description="Spaces the caller can read: every space for admins, its own otherwise.")
-    async def spaces(
-        self, info: Info, first: FirstArgument = 50, after: AfterArgument = None
-    ) -> Connection[Space]:
+    async def spaces(self, info: Info, first: FirstArgument = 50, after: AfterArgument = None) -> Connection[Space]:
         reach = info.context.principal.reach
         return await paginate(
             info,

@@ -58,9 +58,7 @@ class Space(Node):
         info: Info,
         first: FirstArgument = 50,
         after: AfterArgument = None,
-        filter: Annotated[
-            ToolFilterRef | None, strawberry.argument(description="Narrow the list.")
-        ] = None,
+        filter: Annotated[ToolFilterRef | None, strawberry.argument(description="Narrow the list.")] = None,
         include_inactive: Annotated[
             bool | None,
             strawberry.argument(description="Also list DISABLED and ARCHIVED tools (and tools of inactive servers)."),
@@ -83,9 +81,7 @@ class Space(Node):
         info: Info,
         first: FirstArgument = 50,
         after: AfterArgument = None,
-        filter: Annotated[
-            SkillFilterRef | None, strawberry.argument(description="Narrow the list.")
-        ] = None,
+        filter: Annotated[SkillFilterRef | None, strawberry.argument(description="Narrow the list.")] = None,
     ) -> Connection[SkillRef]:
         from schema.skills.types import skill_connection
 
@@ -100,9 +96,7 @@ class Space(Node):
         return await knowledge_base_connection(info, self.row.id, first, after)
 
     @strawberry.field(description="Agents of this space (archived ones are left out).")
-    async def agents(
-        self, info: Info, first: FirstArgument = 50, after: AfterArgument = None
-    ) -> Connection[AgentRef]:
+    async def agents(self, info: Info, first: FirstArgument = 50, after: AfterArgument = None) -> Connection[AgentRef]:
         from schema.agents.types import agent_connection
 
         return await agent_connection(info, self.row.id, first, after)

@@ -48,7 +48,9 @@ class ToolsQuery:
             row = await service.get_tool_for(session, info.context.principal, str(id))
         return Tool.from_row(row) if row else None
 
-    @strawberry.field(description="MCP servers the caller may see: all for admins, those visible in its space otherwise.")
+    @strawberry.field(
+        description="MCP servers the caller may see: all for admins, those visible in its space otherwise."
+    )
     async def mcp_servers(
         self, info: Info, first: FirstArgument = 50, after: AfterArgument = None
     ) -> Connection[McpServer]:
@@ -73,7 +75,9 @@ class AuthConfigInput:
     )
     token_url: str | None = strawberry.field(default=None, description="Token endpoint for OAUTH_CLIENT_CREDENTIALS.")
     client_id: str | None = strawberry.field(default=None, description="Client id for OAUTH_CLIENT_CREDENTIALS.")
-    scopes: list[str] | None = strawberry.field(default=None, description="Scopes requested with OAUTH_CLIENT_CREDENTIALS.")
+    scopes: list[str] | None = strawberry.field(
+        default=None, description="Scopes requested with OAUTH_CLIENT_CREDENTIALS."
+    )
 
     def to_app(self) -> service.AuthConfig:
         return service.AuthConfig(
@@ -86,9 +90,13 @@ class AuthConfigInput:
         )
 
 
-@strawberry.input(description="A new CUSTOM tool: an HTTP endpoint the platform calls. BUILTIN tools come from the platform itself.")
+@strawberry.input(
+    description="A new CUSTOM tool: an HTTP endpoint the platform calls. BUILTIN tools come from the platform itself."
+)
 class CreateToolInput:
-    name: str = strawberry.field(description="Program identifier for the model: ^[a-zA-Z0-9_-]{1,64}$, unique where it is visible.")
+    name: str = strawberry.field(
+        description="Program identifier for the model: ^[a-zA-Z0-9_-]{1,64}$, unique where it is visible."
+    )
     label: str = strawberry.field(description="Display name for people.")
     description: str = strawberry.field(description="Written for the model: what it does, when to use it, when not to.")
     input_schema: JSON = strawberry.field(description="JSON Schema (2020-12) of the arguments; must be `type: object`.")
@@ -96,11 +104,17 @@ class CreateToolInput:
     endpoint: str = strawberry.field(description="The http(s) URL the platform POSTs the arguments to.")
     auth: AuthConfigInput | None = strawberry.field(default=None, description="Credentials for the endpoint.")
     side_effect: SideEffect | None = strawberry.field(default=SideEffect.READ, description="READ (default) or WRITE.")
-    timeout_ms: int | None = strawberry.field(default=None, description="Time limit of one attempt in ms (default 10000).")
-    max_retries: int | None = strawberry.field(default=None, description="Extra attempts for READ tools (default 1, at most 5).")
+    timeout_ms: int | None = strawberry.field(
+        default=None, description="Time limit of one attempt in ms (default 10000)."
+    )
+    max_retries: int | None = strawberry.field(
+        default=None, description="Extra attempts for READ tools (default 1, at most 5)."
+    )
     tags: list[str] | None = strawberry.field(default=None, description="Free-form labels.")
     group: str | None = strawberry.field(default=None, description="UI grouping.")
-    allowed_roles: list[Role] | None = strawberry.field(default=None, description="Roles allowed to call it; omit for every role.")
+    allowed_roles: list[Role] | None = strawberry.field(
+        default=None, description="Roles allowed to call it; omit for every role."
+    )
     version: str | None = strawberry.field(default=None, description="Semantic version (default 1.0.0).")
     owner: str | None = strawberry.field(default=None, description="Who maintains the tool.")
     space_ids: list[strawberry.ID] | None = strawberry.field(
@@ -128,21 +142,29 @@ class CreateToolInput:
         )
 
 
-@strawberry.input(description="Changes to a tool; omitted fields stay as they are. BUILTIN and MCP tools accept policy fields only.")
+@strawberry.input(
+    description="Changes to a tool; omitted fields stay as they are. BUILTIN and MCP tools accept policy fields only."
+)
 class UpdateToolInput:
     id: strawberry.ID = strawberry.field(description="The tool to change.")
     label: str | None = strawberry.field(default=None, description="New display name.")
     description: str | None = strawberry.field(default=None, description="New description for the model.")
-    input_schema: JSON | None = strawberry.field(default=None, description="New argument schema (2020-12, `type: object`).")
+    input_schema: JSON | None = strawberry.field(
+        default=None, description="New argument schema (2020-12, `type: object`)."
+    )
     output_schema: JSON | None = strawberry.field(default=None, description="New result schema.")
     endpoint: str | None = strawberry.field(default=None, description="New endpoint URL.")
-    auth: AuthConfigInput | None = strawberry.field(default=None, description="New credentials (replaces the old ones).")
+    auth: AuthConfigInput | None = strawberry.field(
+        default=None, description="New credentials (replaces the old ones)."
+    )
     side_effect: SideEffect | None = strawberry.field(default=None, description="New side effect.")
     timeout_ms: int | None = strawberry.field(default=None, description="New time limit in ms.")
     max_retries: int | None = strawberry.field(default=None, description="New retry count.")
     tags: list[str] | None = strawberry.field(default=None, description="New tags (replace the old ones).")
     group: str | None = strawberry.field(default=None, description="New UI group; empty string clears it.")
-    allowed_roles: list[Role] | None = strawberry.field(default=None, description="New allowed roles; empty list allows every role.")
+    allowed_roles: list[Role] | None = strawberry.field(
+        default=None, description="New allowed roles; empty list allows every role."
+    )
     version: str | None = strawberry.field(default=None, description="New semantic version.")
     owner: str | None = strawberry.field(default=None, description="New owner; empty string clears it.")
 
@@ -191,7 +213,9 @@ class RegisterMcpServerInput:
     name: str = strawberry.field(description="Unique name: ^[a-zA-Z0-9_-]{1,64}$.")
     transport: McpTransport = strawberry.field(description="How to reach the server.")
     url: str | None = strawberry.field(default=None, description="URL for STREAMABLE_HTTP and SSE servers.")
-    command: list[str] | None = strawberry.field(default=None, description="For STDIO servers: the command and its arguments.")
+    command: list[str] | None = strawberry.field(
+        default=None, description="For STDIO servers: the command and its arguments."
+    )
     auth: AuthConfigInput | None = strawberry.field(default=None, description="Credentials for the server.")
     space_ids: list[strawberry.ID] | None = strawberry.field(
         default=None, description="Spaces to bind; omit for a global server."
@@ -227,9 +251,7 @@ class ToolsMutation:
         principal, box, egress = info.context.principal, info.context.secret_box, info.context.egress
         row, errors = await in_transaction(
             info,
-            lambda session: service.update_tool(
-                session, principal, str(input.id), input.to_app(), box, egress
-            ),
+            lambda session: service.update_tool(session, principal, str(input.id), input.to_app(), box, egress),
         )
         return ToolPayload(tool=Tool.from_row(row) if row else None, user_errors=errors)
 
@@ -252,7 +274,9 @@ class ToolsMutation:
             return BindingsPayload(tool=None, mcp_server=McpServer.from_row(row), user_errors=[])
         return BindingsPayload(tool=Tool.from_row(row), mcp_server=None, user_errors=[])
 
-    @strawberry.mutation(description="Register an MCP server (ADMIN keys only). Run syncMcpServer to discover its tools.")
+    @strawberry.mutation(
+        description="Register an MCP server (ADMIN keys only). Run syncMcpServer to discover its tools."
+    )
     async def register_mcp_server(
         self,
         info: Info,

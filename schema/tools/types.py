@@ -44,9 +44,11 @@ class ToolFilter:
 class CallStats:
     calls: int = strawberry.field(description="Number of calls in the window.")
     failures: int = strawberry.field(description="Number of failed calls in the window.")
-    failures_by_code: JSON = strawberry.field(description="Failures by error code, e.g. {\"TIMEOUT\": 2}.")
+    failures_by_code: JSON = strawberry.field(description='Failures by error code, e.g. {"TIMEOUT": 2}.')
     p50_latency_ms: float | None = strawberry.field(description="Median latency in milliseconds; null without calls.")
-    p95_latency_ms: float | None = strawberry.field(description="95th percentile latency in milliseconds; null without calls.")
+    p95_latency_ms: float | None = strawberry.field(
+        description="95th percentile latency in milliseconds; null without calls."
+    )
     last_called_at: datetime | None = strawberry.field(description="When the tool was last called; null if never.")
 
 
@@ -132,7 +134,9 @@ class Tool(Node):
             return True
         return not await info.context.loaders.space_ids_by_mcp_server_id.load(self.row.mcp_server_id)
 
-    @strawberry.field(description="Call statistics from the call log, optionally since a moment (space keys: the calls of their space only).")
+    @strawberry.field(
+        description="Call statistics from the call log, optionally since a moment (space keys: the calls of their space only)."
+    )
     async def stats(
         self,
         info: Info,
@@ -163,7 +167,9 @@ class McpServer(Node):
     url: str | None = strawberry.field(description="URL for STREAMABLE_HTTP and SSE servers; null for STDIO.")
     command: list[str] | None = strawberry.field(description="Command and arguments for STDIO servers; null otherwise.")
     transport: McpTransport = strawberry.field(description="How the platform talks to the server.")
-    status: Status = strawberry.field(description="Lifecycle status; the tools of a non-ACTIVE server are not callable.")
+    status: Status = strawberry.field(
+        description="Lifecycle status; the tools of a non-ACTIVE server are not callable."
+    )
     auth_type: AuthType = strawberry.field(description="How the platform authenticates to the server.")
     last_synced_at: datetime | None = strawberry.field(description="When discovery last succeeded; null if never.")
     last_error: str | None = strawberry.field(description="Last discovery error, if the last sync failed.")

@@ -215,9 +215,7 @@ class TestSetStatus:
 
         assert payload["node"]["status"] == "ACTIVE"
 
-    @pytest.mark.parametrize(
-        "identifier", ["zz_unknown", "sku_missing", "ag_missing", "ct_missing", "mcp_missing"]
-    )
+    @pytest.mark.parametrize("identifier", ["zz_unknown", "sku_missing", "ag_missing", "ct_missing", "mcp_missing"])
     async def test_unknown_id_is_not_found(self, gql: GraphQLClient, identifier: str) -> None:
         payload = await set_status(gql, identifier, "DISABLED")
 
@@ -247,9 +245,7 @@ class TestSetStatus:
         assert error_pairs(payload) == [("NOT_FOUND", ["input", "id"])]
         assert (await gql.execute(NODE, {"id": beta_skill}))["node"]["status"] == "ACTIVE"
 
-    async def test_member_may_not_change_its_space_agent(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_member_may_not_change_its_space_agent(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         member = gql.as_key(await keys.for_space(alpha.id, Role.MEMBER))
         agent_id = await create_agent(gql, alpha.id)
@@ -259,9 +255,7 @@ class TestSetStatus:
         assert error_pairs(payload) == [("FORBIDDEN", ["input", "id"])]
         assert (await gql.execute(AGENT, {"id": agent_id}))["agent"]["status"] == "ACTIVE"
 
-    async def test_space_admin_may_not_change_a_builtin_tool(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_space_admin_may_not_change_a_builtin_tool(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         space_admin = gql.as_key(await keys.for_space(alpha.id, Role.SPACE_ADMIN))
 
@@ -270,9 +264,7 @@ class TestSetStatus:
         assert error_pairs(payload) == [("FORBIDDEN", ["input", "id"])]
         assert (await gql.execute(NODE, {"id": "bt_calculator"}))["node"]["status"] == "ACTIVE"
 
-    async def test_space_admin_may_not_change_an_mcp_server(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_space_admin_may_not_change_an_mcp_server(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         space_admin = gql.as_key(await keys.for_space(alpha.id, Role.SPACE_ADMIN))
         server_id = await register_mcp_server(gql)
@@ -286,9 +278,7 @@ class TestSetStatus:
 
 
 class TestArchivedAgents:
-    async def test_disappear_from_lists_but_stay_readable(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_disappear_from_lists_but_stay_readable(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         member = gql.as_key(await keys.for_space(alpha.id, Role.MEMBER))
         kept = await create_agent(gql, alpha.id, "Kept")
@@ -350,9 +340,7 @@ class TestNode:
     async def test_unknown_ids_are_null(self, gql: GraphQLClient, identifier: str) -> None:
         assert (await gql.execute(NODE, {"id": identifier})) == {"node": None}
 
-    async def test_another_space_objects_are_null_for_a_space_key(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_another_space_objects_are_null_for_a_space_key(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         beta = await keys.space("beta")
         member = gql.as_key(await keys.for_space(alpha.id, Role.MEMBER))
@@ -371,9 +359,7 @@ class TestNode:
 
 
 class TestInvokeAgentWithoutModel:
-    async def test_no_model_configured_is_a_user_error_not_a_server_error(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_no_model_configured_is_a_user_error_not_a_server_error(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         agent_id = await create_agent(gql, alpha.id)
 
@@ -382,4 +368,3 @@ class TestInvokeAgentWithoutModel:
         assert data["invokeAgent"]["run"] is None
         assert [error["code"] for error in data["invokeAgent"]["userErrors"]] == ["MODEL_NOT_CONFIGURED"]
         assert "QUIVER_OPENAI_BASE_URL" in data["invokeAgent"]["userErrors"][0]["message"]
-

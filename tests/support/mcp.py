@@ -24,9 +24,7 @@ TIME_SERVER_COMMAND = [sys.executable, "-m", "mcp_server_time", "--local-timezon
 
 
 def new_pool(box: SecretBox | None = None, *, allow: set[str] | None = None) -> McpSessionPool:
-    return McpSessionPool(
-        box or SecretBox(Fernet.generate_key()), EgressPolicy(LOOPBACK if allow is None else allow)
-    )
+    return McpSessionPool(box or SecretBox(Fernet.generate_key()), EgressPolicy(LOOPBACK if allow is None else allow))
 
 
 async def add_server(

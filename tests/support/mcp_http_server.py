@@ -135,13 +135,9 @@ def build_server(state: State) -> Server[Any]:
         page_size = int(state.read().get("page_size", 1000))
         start = int(params.cursor) if params is not None and params.cursor else 0
         end = start + page_size
-        return types.ListToolsResult(
-            tools=tools[start:end], next_cursor=str(end) if end < len(tools) else None
-        )
+        return types.ListToolsResult(tools=tools[start:end], next_cursor=str(end) if end < len(tools) else None)
 
-    async def call_tool(
-        _ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    async def call_tool(_ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = params.arguments or {}
         if params.name == "echo":
             return types.CallToolResult(content=[types.TextContent(text=str(arguments.get("message")))])
@@ -150,9 +146,7 @@ def build_server(state: State) -> Server[Any]:
                 content=[types.TextContent(text="saved"), types.TextContent(text=str(arguments.get("text")))]
             )
         if params.name == "fail":
-            return types.CallToolResult(
-                content=[types.TextContent(text="the widget is broken")], is_error=True
-            )
+            return types.CallToolResult(content=[types.TextContent(text="the widget is broken")], is_error=True)
         if params.name == "weather":
             city = str(arguments.get("city", "Paris"))
             payload = {"city": city, "celsius": 21.5}

@@ -70,8 +70,16 @@ class HttpMcpServer:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.mcp_http_server",
-             "--port", str(self.port), "--state", str(self.state_path), *(["--sse"] if self.is_sse else [])],
+            [
+                sys.executable,
+                "-m",
+                "tests.support.mcp_http_server",
+                "--port",
+                str(self.port),
+                "--state",
+                str(self.state_path),
+                *(["--sse"] if self.is_sse else []),
+            ],
             cwd=REPOSITORY_ROOT,
             env={**os.environ, "PYTHONPATH": str(REPOSITORY_ROOT)},
         )

@@ -56,8 +56,11 @@ class OAuthTokenCache:
             cached = self._tokens.get(key)
             if cached and not refresh and cached.expires_at > time.monotonic():
                 return cached.value
-            form = {"grant_type": "client_credentials", "client_id": config["client_id"],
-                    "client_secret": config["secret"]}
+            form = {
+                "grant_type": "client_credentials",
+                "client_id": config["client_id"],
+                "client_secret": config["secret"],
+            }
             if config.get("scopes"):
                 form["scope"] = " ".join(config["scopes"])
             try:
@@ -71,12 +74,15 @@ class OAuthTokenCache:
                 raise ToolFailure(EXTERNAL_API_TIMEOUT, "The token endpoint timed out.", retryable=True) from None
             except httpx.HTTPError as error:
                 raise ToolFailure(
-                    EXTERNAL_API_ERROR, "The token endpoint could not be reached.", type(error).__name__,
+                    EXTERNAL_API_ERROR,
+                    "The token endpoint could not be reached.",
+                    type(error).__name__,
                     retryable=True,
                 ) from None
             if response.status_code != 200:
                 raise ToolFailure(
-                    EXTERNAL_API_ERROR, "The token endpoint refused the credentials.",
+                    EXTERNAL_API_ERROR,
+                    "The token endpoint refused the credentials.",
                     f"token endpoint answered HTTP {response.status_code}",
                 )
             try:
@@ -159,8 +165,12 @@ class HttpExecutor(CappedExecutor):
         request_headers = {**headers, **await self._auth_headers(invocation.tool.auth_type, config, refresh=refresh)}
         try:
             async with self.client.stream(
-                "POST", endpoint, content=body, headers=request_headers,
-                timeout=invocation.timeout_s, follow_redirects=False,
+                "POST",
+                endpoint,
+                content=body,
+                headers=request_headers,
+                timeout=invocation.timeout_s,
+                follow_redirects=False,
             ) as response:
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
@@ -177,13 +187,17 @@ class HttpExecutor(CappedExecutor):
             raise _egress_denied(error) from None
         except httpx.TimeoutException:
             raise ToolFailure(
-                EXTERNAL_API_TIMEOUT, "The tool's service did not answer in time.",
-                f"no response within {invocation.timeout_s:.1f}s", retryable=True,
+                EXTERNAL_API_TIMEOUT,
+                "The tool's service did not answer in time.",
+                f"no response within {invocation.timeout_s:.1f}s",
+                retryable=True,
             ) from None
         except httpx.HTTPError as error:
             raise ToolFailure(
-                EXTERNAL_API_ERROR, "The tool's service could not be reached.",
-                f"{type(error).__name__}: {error}", retryable=True,
+                EXTERNAL_API_ERROR,
+                "The tool's service could not be reached.",
+                f"{type(error).__name__}: {error}",
+                retryable=True,
             ) from None
 
 

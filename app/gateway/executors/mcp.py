@@ -150,7 +150,7 @@ def server_tool_name(tool: ToolDefinition) -> str:
     """
     prefix = f"{tool.mcp_server_id}__"
     if tool.tool_id.startswith(prefix):
-        return tool.tool_id[len(prefix):]
+        return tool.tool_id[len(prefix) :]
     return tool.name
 
 

@@ -128,12 +128,20 @@ class TestConnections:
 class TestThroughTheHttpExecutor:
     def _invocation(self, endpoint: str) -> Invocation:
         tool = ToolDefinition(
-            tool_id="ct_egress", type="CUSTOM", endpoint=endpoint, auth_type="NONE", auth_config=None,
+            tool_id="ct_egress",
+            type="CUSTOM",
+            endpoint=endpoint,
+            auth_type="NONE",
+            auth_config=None,
             static_arguments={},
         )
         return Invocation(
-            tool=tool, arguments={"n": 1}, principal=SYSTEM_PRINCIPAL, space_id="sp_system",
-            trace_id="t" * 32, timeout_s=5.0,
+            tool=tool,
+            arguments={"n": 1},
+            principal=SYSTEM_PRINCIPAL,
+            space_id="sp_system",
+            trace_id="t" * 32,
+            timeout_s=5.0,
         )
 
     async def _execute(self, policy: EgressPolicy, endpoint: str) -> Any:
@@ -217,9 +225,7 @@ class TestMcpSessions:
         pool = self._pool(resolver)
         executor = McpExecutor(pool, session_factory)
         path = "sse" if transport == "SSE" else "mcp"
-        server_id = await add_server(
-            session_factory, url=f"http://localhost:{peer.port}/{path}", transport=transport
-        )
+        server_id = await add_server(session_factory, url=f"http://localhost:{peer.port}/{path}", transport=transport)
         try:
             before = await self._call(executor, server_id, "before")
             resolver.answer = "10.0.0.7"
@@ -274,8 +280,9 @@ def _certificates(directory: Path) -> tuple[Path, Path, Path]:
     certificate it signed, with the server's key."""
     now = datetime.now(UTC)
 
-    def build(subject: str, key: ec.EllipticCurvePrivateKey, issuer: str, signer: ec.EllipticCurvePrivateKey,
-              *, is_ca: bool) -> x509.Certificate:
+    def build(
+        subject: str, key: ec.EllipticCurvePrivateKey, issuer: str, signer: ec.EllipticCurvePrivateKey, *, is_ca: bool
+    ) -> x509.Certificate:
         builder = (
             x509.CertificateBuilder()
             .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))

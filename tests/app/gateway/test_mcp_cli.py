@@ -35,13 +35,16 @@ class CliDatabase:
 
     async def run(self, *arguments: str) -> subprocess.CompletedProcess[str]:
         env = {name: value for name, value in os.environ.items() if not name.startswith("QUIVER_")}
-        env.update(
-            QUIVER_DATABASE_URL=self.url, QUIVER_SECRET_KEY=Fernet.generate_key().decode(), PYTHONUNBUFFERED="1"
-        )
+        env.update(QUIVER_DATABASE_URL=self.url, QUIVER_SECRET_KEY=Fernet.generate_key().decode(), PYTHONUNBUFFERED="1")
         return await asyncio.to_thread(
             subprocess.run,
             [quiver_executable(), *arguments],
-            cwd=self.directory, env=env, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False,
+            cwd=self.directory,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT_S,
+            check=False,
         )
 
 

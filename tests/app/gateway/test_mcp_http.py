@@ -85,9 +85,7 @@ class TestResults:
 
 
 class TestSessions:
-    async def test_calls_share_one_session(
-        self, executor: McpExecutor, pool: McpSessionPool, server_id: str
-    ) -> None:
+    async def test_calls_share_one_session(self, executor: McpExecutor, pool: McpSessionPool, server_id: str) -> None:
         first = await executor.execute(invocation(mcp_tool(server_id, "whoami")))
         session = pool.live_session(server_id)
         second = await executor.execute(invocation(mcp_tool(server_id, "whoami")))
@@ -217,13 +215,18 @@ class TestAuthAndEgress:
         server.set_state({"require_header": header})
         async with session_factory() as session, session.begin():
             good = await register_mcp_server(
-                session, SYSTEM_PRINCIPAL,
-                McpServerInput(name="with-secret", transport="STREAMABLE_HTTP", url=server.url, auth=auth), box,
+                session,
+                SYSTEM_PRINCIPAL,
+                McpServerInput(name="with-secret", transport="STREAMABLE_HTTP", url=server.url, auth=auth),
+                box,
             )
             bad = await register_mcp_server(
-                session, SYSTEM_PRINCIPAL,
+                session,
+                SYSTEM_PRINCIPAL,
                 McpServerInput(
-                    name="wrong-secret", transport="STREAMABLE_HTTP", url=server.url,
+                    name="wrong-secret",
+                    transport="STREAMABLE_HTTP",
+                    url=server.url,
                     auth=AuthConfig(type=auth.type, header_name=auth.header_name, secret="wrong"),
                 ),
                 box,
@@ -254,9 +257,7 @@ class TestAuthAndEgress:
 
 
 class TestClose:
-    async def test_close_ends_every_session(
-        self, executor: McpExecutor, pool: McpSessionPool, server_id: str
-    ) -> None:
+    async def test_close_ends_every_session(self, executor: McpExecutor, pool: McpSessionPool, server_id: str) -> None:
         await executor.execute(invocation(mcp_tool(server_id, "echo"), {"message": "x"}))
 
         await pool.close()
@@ -266,8 +267,11 @@ class TestClose:
 
 class TestSseTransport:
     async def test_calls_over_sse_share_one_session(
-        self, session_factory: SessionFactory, tmp_path_factory: pytest.TempPathFactory,
-        executor: McpExecutor, pool: McpSessionPool,
+        self,
+        session_factory: SessionFactory,
+        tmp_path_factory: pytest.TempPathFactory,
+        executor: McpExecutor,
+        pool: McpSessionPool,
     ) -> None:
         sse_server = HttpMcpServer(tmp_path_factory.mktemp("mcp-sse") / "state.json", is_sse=True)
         sse_server.start()

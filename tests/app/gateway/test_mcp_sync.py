@@ -66,9 +66,7 @@ class TestDiscovery:
         await sync_server(session_factory, pool, server_id, progress=lambda *call: calls.append(call))
 
         assert calls[0] == ("connect", 0, None)
-        assert [call for call in calls if call[0] == "list"] == [
-            ("list", 1, None), ("list", 2, None), ("list", 2, 2)
-        ]
+        assert [call for call in calls if call[0] == "list"] == [("list", 1, None), ("list", 2, None), ("list", 2, 2)]
         assert [call for call in calls if call[0] == "apply"][-1] == ("apply", 7, 7)
         assert calls[-1] == ("done", 7, 7)
 

@@ -12,9 +12,7 @@ from app.db import create_engine
 from app.migrate import downgrade, upgrade
 from tests.databases import BACKENDS, database
 
-SQLITE_OBJECTS = (
-    "SELECT type, name FROM sqlite_master WHERE name LIKE 'chunk_fts%' AND type IN ('table', 'trigger')"
-)
+SQLITE_OBJECTS = "SELECT type, name FROM sqlite_master WHERE name LIKE 'chunk_fts%' AND type IN ('table', 'trigger')"
 POSTGRES_OBJECTS = """
 SELECT 'column', column_name FROM information_schema.columns WHERE table_name = 'chunk' AND data_type = 'tsvector'
 UNION ALL

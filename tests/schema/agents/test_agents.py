@@ -130,9 +130,7 @@ async def create_knowledge_base(client: GraphQLClient, space_id: str, name: str)
 
 
 async def set_status(client: GraphQLClient, identifier: str, status: str) -> None:
-    payload = (await client.execute(SET_STATUS, {"input": {"id": identifier, "status": status}}))[
-        "setStatus"
-    ]
+    payload = (await client.execute(SET_STATUS, {"input": {"id": identifier, "status": status}}))["setStatus"]
     assert payload["userErrors"] == []
 
 
@@ -149,9 +147,7 @@ async def create_agent(client: GraphQLClient, space_id: str, **fields: Any) -> d
 
 
 async def update_agent(client: GraphQLClient, agent_id: str, **fields: Any) -> dict[str, Any]:
-    payload: dict[str, Any] = (
-        await client.execute(UPDATE_AGENT, {"input": {"id": agent_id, **fields}})
-    )["updateAgent"]
+    payload: dict[str, Any] = (await client.execute(UPDATE_AGENT, {"input": {"id": agent_id, **fields}}))["updateAgent"]
     return payload
 
 
@@ -308,9 +304,7 @@ class TestCreateAgent:
 class TestCreateAgentReferenceErrors:
     async def test_tool_from_another_space_is_named_in_the_error(self, world: World) -> None:
         error = only_error(
-            await create_agent(
-                world.alpha_admin, world.alpha, activatedToolIds=["bt_calculator", world.beta_tool]
-            )
+            await create_agent(world.alpha_admin, world.alpha, activatedToolIds=["bt_calculator", world.beta_tool])
         )
 
         assert error["code"] == "NOT_VISIBLE"
@@ -318,9 +312,7 @@ class TestCreateAgentReferenceErrors:
         assert world.beta_tool in error["message"]
 
     async def test_restricted_builtin_is_not_visible(self, world: World) -> None:
-        error = only_error(
-            await create_agent(world.alpha_admin, world.alpha, activatedToolIds=["bt_send_message"])
-        )
+        error = only_error(await create_agent(world.alpha_admin, world.alpha, activatedToolIds=["bt_send_message"]))
 
         assert error["code"] == "NOT_VISIBLE"
         assert error["field"] == ["input", "activatedToolIds", "0"]
@@ -329,18 +321,14 @@ class TestCreateAgentReferenceErrors:
     async def test_disabled_tool_is_not_activated(self, gql: GraphQLClient, world: World) -> None:
         await set_status(world.alpha_admin, world.alpha_tool, "DISABLED")
 
-        error = only_error(
-            await create_agent(world.alpha_admin, world.alpha, activatedToolIds=[world.alpha_tool])
-        )
+        error = only_error(await create_agent(world.alpha_admin, world.alpha, activatedToolIds=[world.alpha_tool]))
 
         assert error["code"] == "NOT_VISIBLE"
         assert error["field"] == ["input", "activatedToolIds", "0"]
         assert world.alpha_tool in error["message"]
 
     async def test_unknown_tool_is_named_in_the_error(self, world: World) -> None:
-        error = only_error(
-            await create_agent(world.alpha_admin, world.alpha, activatedToolIds=["ct_nothing"])
-        )
+        error = only_error(await create_agent(world.alpha_admin, world.alpha, activatedToolIds=["ct_nothing"]))
 
         assert error["code"] == "NOT_VISIBLE"
         assert error["field"] == ["input", "activatedToolIds", "0"]
@@ -361,9 +349,7 @@ class TestCreateAgentReferenceErrors:
 
     async def test_pinned_version_that_does_not_exist(self, world: World) -> None:
         error = only_error(
-            await create_agent(
-                world.alpha_admin, world.alpha, boundSkillIds=[f"{world.alpha_skill}@9.9.9"]
-            )
+            await create_agent(world.alpha_admin, world.alpha, boundSkillIds=[f"{world.alpha_skill}@9.9.9"])
         )
 
         assert error["code"] == "NOT_FOUND"
@@ -372,9 +358,7 @@ class TestCreateAgentReferenceErrors:
         assert "9.9.9" in error["message"]
 
     async def test_pinned_version_that_is_not_semver(self, world: World) -> None:
-        error = only_error(
-            await create_agent(world.alpha_admin, world.alpha, boundSkillIds=["sk_email_draft@latest"])
-        )
+        error = only_error(await create_agent(world.alpha_admin, world.alpha, boundSkillIds=["sk_email_draft@latest"]))
 
         assert error["code"] == "NOT_FOUND"
         assert error["field"] == ["input", "boundSkillIds", "0"]
@@ -382,16 +366,12 @@ class TestCreateAgentReferenceErrors:
     async def test_archived_skill_is_not_bound(self, world: World) -> None:
         await set_status(world.alpha_admin, world.alpha_skill, "ARCHIVED")
 
-        error = only_error(
-            await create_agent(world.alpha_admin, world.alpha, boundSkillIds=[world.alpha_skill])
-        )
+        error = only_error(await create_agent(world.alpha_admin, world.alpha, boundSkillIds=[world.alpha_skill]))
 
         assert error["field"] == ["input", "boundSkillIds", "0"]
         assert world.alpha_skill in error["message"]
 
-    async def test_knowledge_base_from_another_space_is_named_in_the_error(
-        self, world: World
-    ) -> None:
+    async def test_knowledge_base_from_another_space_is_named_in_the_error(self, world: World) -> None:
         error = only_error(
             await create_agent(
                 world.alpha_admin,
@@ -441,18 +421,14 @@ class TestCreateAgentReferenceErrors:
         )
         assert bindings["setSpaceBindings"]["userErrors"] == []
 
-        payload = await create_agent(
-            world.alpha_admin, world.alpha, activatedToolIds=["bt_send_message"]
-        )
+        payload = await create_agent(world.alpha_admin, world.alpha, activatedToolIds=["bt_send_message"])
 
         assert payload["userErrors"] == []
         assert payload["agent"]["manifest"]["activatedTools"] == ["bt_send_message"]
 
 
 class TestInactiveReferencesKeepAgentsWorking:
-    @pytest.mark.parametrize(
-        ("tool_status", "skill_status"), [("DISABLED", "ARCHIVED"), ("ARCHIVED", "DISABLED")]
-    )
+    @pytest.mark.parametrize(("tool_status", "skill_status"), [("DISABLED", "ARCHIVED"), ("ARCHIVED", "DISABLED")])
     async def test_agent_still_lists_them_with_their_new_status(
         self, world: World, tool_status: str, skill_status: str
     ) -> None:
@@ -481,9 +457,7 @@ class TestInactiveReferencesKeepAgentsWorking:
         assert fetched["manifest"]["boundSkills"] == [world.alpha_skill, "sk_email_draft"]
 
     @pytest.mark.parametrize("status", ["DISABLED", "ARCHIVED"])
-    async def test_update_of_an_unrelated_field_succeeds_and_keeps_them(
-        self, world: World, status: str
-    ) -> None:
+    async def test_update_of_an_unrelated_field_succeeds_and_keeps_them(self, world: World, status: str) -> None:
         agent = (
             await create_agent(
                 world.alpha_admin,
@@ -502,12 +476,8 @@ class TestInactiveReferencesKeepAgentsWorking:
         assert updated["name"] == "Renamed agent"
         assert updated["manifest"]["activatedTools"] == [world.alpha_tool]
         assert updated["manifest"]["boundSkills"] == [world.alpha_skill]
-        assert [(tool["id"], tool["status"]) for tool in updated["activatedTools"]] == [
-            (world.alpha_tool, status)
-        ]
-        assert [(skill["id"], skill["status"]) for skill in updated["boundSkills"]] == [
-            (world.alpha_skill, status)
-        ]
+        assert [(tool["id"], tool["status"]) for tool in updated["activatedTools"]] == [(world.alpha_tool, status)]
+        assert [(skill["id"], skill["status"]) for skill in updated["boundSkills"]] == [(world.alpha_skill, status)]
 
     @pytest.mark.parametrize("status", ["DISABLED", "ARCHIVED"])
     async def test_resubmitting_the_same_lists_succeeds(self, world: World, status: str) -> None:
@@ -585,9 +555,7 @@ class TestUpdateAgent:
         fetched = (await world.alpha_admin.execute(AGENT, {"id": agent["id"]}))["agent"]
         assert fetched["name"] == "Support agent"
 
-    async def test_agent_of_another_space_looks_absent(
-        self, gql: GraphQLClient, world: World
-    ) -> None:
+    async def test_agent_of_another_space_looks_absent(self, gql: GraphQLClient, world: World) -> None:
         beta_agent = (await create_agent(gql, world.beta))["agent"]
 
         error = only_error(await update_agent(world.alpha_admin, beta_agent["id"], name="Taken"))
@@ -604,9 +572,7 @@ class TestUpdateAgent:
     async def test_refused_update_changes_nothing(self, world: World) -> None:
         agent = (await create_agent(world.alpha_admin, world.alpha))["agent"]
 
-        payload = await update_agent(
-            world.alpha_admin, agent["id"], name="Renamed", activatedToolIds=[world.beta_tool]
-        )
+        payload = await update_agent(world.alpha_admin, agent["id"], name="Renamed", activatedToolIds=[world.beta_tool])
 
         assert only_error(payload)["code"] == "NOT_VISIBLE"
         fetched = (await world.alpha_admin.execute(AGENT, {"id": agent["id"]}))["agent"]
@@ -615,9 +581,7 @@ class TestUpdateAgent:
 
 
 class TestAgentReach:
-    async def test_space_key_gets_null_for_another_space_agent(
-        self, gql: GraphQLClient, world: World
-    ) -> None:
+    async def test_space_key_gets_null_for_another_space_agent(self, gql: GraphQLClient, world: World) -> None:
         beta_agent = (await create_agent(gql, world.beta))["agent"]
 
         assert (await world.alpha_member.execute(AGENT, {"id": beta_agent["id"]})) == {"agent": None}

@@ -67,15 +67,11 @@ def error_pairs(payload: dict[str, Any]) -> list[tuple[str, list[str] | None]]:
 
 
 class TestCreateKnowledgeBase:
-    async def test_space_admin_creates_one_in_its_space(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_space_admin_creates_one_in_its_space(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         space_admin = gql.as_key(await keys.for_space(alpha.id, Role.SPACE_ADMIN))
 
-        payload = await create_knowledge_base(
-            space_admin, alpha.id, description="Policies and procedures."
-        )
+        payload = await create_knowledge_base(space_admin, alpha.id, description="Policies and procedures.")
 
         assert payload["userErrors"] == []
         kb = payload["knowledgeBase"]
@@ -122,9 +118,7 @@ class TestCreateKnowledgeBase:
         listed = await gql.execute(KNOWLEDGE_BASES, {"spaceId": alpha.id})
         assert listed["knowledgeBases"]["totalCount"] == 0
 
-    async def test_name_outside_the_pattern_is_refused(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_name_outside_the_pattern_is_refused(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
 
         payload = await create_knowledge_base(gql, alpha.id, name="with space")
@@ -134,9 +128,7 @@ class TestCreateKnowledgeBase:
 
 
 class TestDuplicateKnowledgeBaseNames:
-    async def test_same_name_in_the_same_space_is_a_duplicate(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_same_name_in_the_same_space_is_a_duplicate(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         await create_knowledge_base(gql, alpha.id)
 
@@ -147,9 +139,7 @@ class TestDuplicateKnowledgeBaseNames:
         listed = await gql.execute(KNOWLEDGE_BASES, {"spaceId": alpha.id})
         assert listed["knowledgeBases"]["totalCount"] == 1
 
-    async def test_same_name_in_another_space_is_fine(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_same_name_in_another_space_is_fine(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         beta = await keys.space("beta")
         first = await create_knowledge_base(gql, alpha.id)
@@ -162,9 +152,7 @@ class TestDuplicateKnowledgeBaseNames:
 
 
 class TestListKnowledgeBases:
-    async def test_unreachable_space_gives_an_empty_list(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_unreachable_space_gives_an_empty_list(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         beta = await keys.space("beta")
         await create_knowledge_base(gql, beta.id)
@@ -181,9 +169,7 @@ class TestListKnowledgeBases:
             "pageInfo": {"hasNextPage": False, "hasPreviousPage": False},
         }
 
-    async def test_space_key_without_space_id_lists_only_its_space(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_space_key_without_space_id_lists_only_its_space(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         beta = await keys.space("beta")
         own = await create_knowledge_base(gql, alpha.id, name="alpha-docs")
@@ -192,14 +178,10 @@ class TestListKnowledgeBases:
 
         data = await member.execute(KNOWLEDGE_BASES)
 
-        assert [edge["node"]["id"] for edge in data["knowledgeBases"]["edges"]] == [
-            own["knowledgeBase"]["id"]
-        ]
+        assert [edge["node"]["id"] for edge in data["knowledgeBases"]["edges"]] == [own["knowledgeBase"]["id"]]
         assert data["knowledgeBases"]["totalCount"] == 1
 
-    async def test_admin_lists_one_space_or_every_space(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_admin_lists_one_space_or_every_space(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         beta = await keys.space("beta")
         await create_knowledge_base(gql, alpha.id, name="alpha-docs")

@@ -125,9 +125,7 @@ class TestCreateGlobalSkill:
         assert skill["boundary"] == "Not for chargebacks."
         assert skill["charCount"] == len(skill_input()["prompt"])
 
-    async def test_space_admin_may_not_create_a_global_skill(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_space_admin_may_not_create_a_global_skill(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         space_admin = gql.as_key(await keys.for_space(alpha.id, Role.SPACE_ADMIN))
 
@@ -140,9 +138,7 @@ class TestCreateGlobalSkill:
 
 
 class TestCreateSpaceSkill:
-    async def test_space_admin_creates_a_skill_in_its_space(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_space_admin_creates_a_skill_in_its_space(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         space_admin = gql.as_key(await keys.for_space(alpha.id, Role.SPACE_ADMIN))
 
@@ -180,12 +176,18 @@ class TestSkillNames:
     @pytest.mark.parametrize(
         "name",
         ["Bad_Name", "-x", "x-", "a--b", "a" * 65, "", "with space", "UPPER"],
-        ids=["underscore-and-capitals", "leading-hyphen", "trailing-hyphen", "double-hyphen",
-             "65-characters", "empty", "space", "capitals"],
+        ids=[
+            "underscore-and-capitals",
+            "leading-hyphen",
+            "trailing-hyphen",
+            "double-hyphen",
+            "65-characters",
+            "empty",
+            "space",
+            "capitals",
+        ],
     )
-    async def test_names_outside_the_agent_skills_rule_are_refused(
-        self, gql: GraphQLClient, name: str
-    ) -> None:
+    async def test_names_outside_the_agent_skills_rule_are_refused(self, gql: GraphQLClient, name: str) -> None:
         payload = await create_skill(gql, name=name)
 
         assert payload["skill"] is None
@@ -217,14 +219,10 @@ class TestPromptLimit:
         assert payload["skill"]["charCount"] == 2000
         assert payload["skill"]["prompt"] == "x" * 2000
 
-    async def test_update_over_the_limit_is_refused_and_changes_nothing(
-        self, gql: GraphQLClient
-    ) -> None:
+    async def test_update_over_the_limit_is_refused_and_changes_nothing(self, gql: GraphQLClient) -> None:
         skill = await created_skill(gql)
 
-        data = await gql.execute(
-            UPDATE_SKILL, {"input": {"id": skill["id"], "prompt": "y" * 2001, "label": "Changed"}}
-        )
+        data = await gql.execute(UPDATE_SKILL, {"input": {"id": skill["id"], "prompt": "y" * 2001, "label": "Changed"}})
 
         payload = data["updateSkill"]
         assert payload["skill"] is None
@@ -238,9 +236,7 @@ class TestPromptLimit:
 
 
 class TestDuplicateSkillNames:
-    async def test_same_name_in_the_same_space_is_a_duplicate(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_same_name_in_the_same_space_is_a_duplicate(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         await created_skill(gql, spaceId=alpha.id)
 
@@ -251,18 +247,14 @@ class TestDuplicateSkillNames:
             ("DUPLICATE", ["input", "name"])
         ]
 
-    async def test_name_of_a_global_skill_is_a_duplicate_in_every_space(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_name_of_a_global_skill_is_a_duplicate_in_every_space(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
 
         payload = await create_skill(gql, name="email-draft", spaceId=alpha.id)
 
         assert [error["code"] for error in payload["userErrors"]] == ["DUPLICATE"]
 
-    async def test_same_name_in_another_space_is_fine(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_same_name_in_another_space_is_fine(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         beta = await keys.space("beta")
         first = await created_skill(gql, spaceId=alpha.id)
@@ -286,9 +278,7 @@ class TestFirstVersion:
         skill = await created_skill(gql, version="2.3.0")
 
         assert skill["version"] == "2.3.0"
-        assert [(v["version"], v["channel"]) for v in skill["versions"]] == [
-            ("2.3.0", "PRODUCTION")
-        ]
+        assert [(v["version"], v["channel"]) for v in skill["versions"]] == [("2.3.0", "PRODUCTION")]
 
     async def test_version_that_is_not_semver_is_refused(self, gql: GraphQLClient) -> None:
         payload = await create_skill(gql, version="latest")
@@ -300,15 +290,11 @@ class TestFirstVersion:
 
 
 class TestUpdateSkillVersions:
-    async def test_new_prompt_becomes_the_next_patch_in_production(
-        self, gql: GraphQLClient
-    ) -> None:
+    async def test_new_prompt_becomes_the_next_patch_in_production(self, gql: GraphQLClient) -> None:
         skill = await created_skill(gql)
         old_prompt = skill["prompt"]
 
-        data = await gql.execute(
-            UPDATE_SKILL, {"input": {"id": skill["id"], "prompt": "# Refunds v2\n\nAsk first."}}
-        )
+        data = await gql.execute(UPDATE_SKILL, {"input": {"id": skill["id"], "prompt": "# Refunds v2\n\nAsk first."}})
 
         payload = data["updateSkill"]
         assert payload["userErrors"] == []
@@ -321,9 +307,7 @@ class TestUpdateSkillVersions:
             ("1.0.1", "PRODUCTION", "# Refunds v2\n\nAsk first."),
         ]
 
-    async def test_versions_persist_and_old_prompts_stay_unchanged(
-        self, gql: GraphQLClient
-    ) -> None:
+    async def test_versions_persist_and_old_prompts_stay_unchanged(self, gql: GraphQLClient) -> None:
         skill = await created_skill(gql, version="2.3.0")
         for prompt in ("second", "third"):
             await gql.execute(UPDATE_SKILL, {"input": {"id": skill["id"], "prompt": prompt}})
@@ -338,9 +322,7 @@ class TestUpdateSkillVersions:
             ("2.3.2", "PRODUCTION", "third"),
         ]
 
-    async def test_update_without_a_prompt_change_creates_no_version(
-        self, gql: GraphQLClient
-    ) -> None:
+    async def test_update_without_a_prompt_change_creates_no_version(self, gql: GraphQLClient) -> None:
         skill = await created_skill(gql)
 
         data = await gql.execute(
@@ -360,18 +342,14 @@ class TestUpdateSkillVersions:
         assert updated["label"] == "Refunds, revised"
         assert updated["tags"] == ["refunds"]
         assert updated["version"] == "1.0.0"
-        assert [(v["version"], v["channel"]) for v in updated["versions"]] == [
-            ("1.0.0", "PRODUCTION")
-        ]
+        assert [(v["version"], v["channel"]) for v in updated["versions"]] == [("1.0.0", "PRODUCTION")]
 
     async def test_space_admin_updates_its_own_skill(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         space_admin = gql.as_key(await keys.for_space(alpha.id, Role.SPACE_ADMIN))
         skill = await created_skill(space_admin, spaceId=alpha.id)
 
-        data = await space_admin.execute(
-            UPDATE_SKILL, {"input": {"id": skill["id"], "prompt": "new methodology"}}
-        )
+        data = await space_admin.execute(UPDATE_SKILL, {"input": {"id": skill["id"], "prompt": "new methodology"}})
 
         assert data["updateSkill"]["userErrors"] == []
         assert data["updateSkill"]["skill"]["version"] == "1.0.1"
@@ -387,17 +365,13 @@ class TestUpdateSkillVersions:
         assert [error["code"] for error in data["updateSkill"]["userErrors"]] == ["FORBIDDEN"]
         assert (await gql.execute(SKILL, {"id": skill["id"]}))["skill"]["label"] == "Refund policy"
 
-    async def test_skill_of_another_space_looks_absent(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_skill_of_another_space_looks_absent(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         beta = await keys.space("beta")
         space_admin = gql.as_key(await keys.for_space(alpha.id, Role.SPACE_ADMIN))
         skill = await created_skill(gql, spaceId=beta.id)
 
-        data = await space_admin.execute(
-            UPDATE_SKILL, {"input": {"id": skill["id"], "prompt": "hijacked"}}
-        )
+        data = await space_admin.execute(UPDATE_SKILL, {"input": {"id": skill["id"], "prompt": "hijacked"}})
 
         assert data["updateSkill"]["skill"] is None
         assert [(error["code"], error["field"]) for error in data["updateSkill"]["userErrors"]] == [
@@ -407,9 +381,7 @@ class TestUpdateSkillVersions:
 
 
 class TestSpaceSkills:
-    async def test_lists_global_and_own_skills_but_not_another_space(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_lists_global_and_own_skills_but_not_another_space(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         beta = await keys.space("beta")
         await created_skill(gql, name="house-style")
@@ -475,9 +447,7 @@ class TestSpaceSkillsPagination:
 
 
 class TestSkillReach:
-    async def test_space_key_gets_null_for_another_space_skill(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_space_key_gets_null_for_another_space_skill(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         beta = await keys.space("beta")
         member = gql.as_key(await keys.for_space(alpha.id, Role.MEMBER))
@@ -486,9 +456,7 @@ class TestSkillReach:
         assert (await member.execute(SKILL, {"id": skill["id"]})) == {"skill": None}
         assert (await member.execute(NODE, {"id": skill["id"]})) == {"node": None}
 
-    async def test_space_key_reads_its_own_and_global_skills(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_space_key_reads_its_own_and_global_skills(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         member = gql.as_key(await keys.for_space(alpha.id, Role.MEMBER))
         own = await created_skill(gql, spaceId=alpha.id)
@@ -498,9 +466,7 @@ class TestSkillReach:
             "__typename": "Skill",
             "id": own["id"],
         }
-        assert (await member.execute(SKILL, {"id": "sk_email_draft"}))["skill"]["id"] == (
-            "sk_email_draft"
-        )
+        assert (await member.execute(SKILL, {"id": "sk_email_draft"}))["skill"]["id"] == ("sk_email_draft")
 
     async def test_unknown_skill_is_null(self, gql: GraphQLClient) -> None:
         assert (await gql.execute(SKILL, {"id": "sku_doesnotexist"})) == {"skill": None}
@@ -550,9 +516,7 @@ class TestSkillFilter:
         assert names(two_tags["skills"]) == {"refund-policy"}
         assert two_tags["skills"]["totalCount"] == 1
 
-    async def test_by_search_is_case_insensitive_over_name_label_and_description(
-        self, gql: GraphQLClient
-    ) -> None:
+    async def test_by_search_is_case_insensitive_over_name_label_and_description(self, gql: GraphQLClient) -> None:
         await self._seed(gql)
 
         by_description = await gql.execute(SKILLS, {"filter": {"search": "refund q"}})
@@ -596,9 +560,7 @@ class TestBuiltinSkills:
         data = await gql.execute(SKILLS)
 
         builtins = {
-            edge["node"]["id"]: edge["node"]
-            for edge in data["skills"]["edges"]
-            if edge["node"]["type"] == "BUILTIN"
+            edge["node"]["id"]: edge["node"] for edge in data["skills"]["edges"] if edge["node"]["type"] == "BUILTIN"
         }
         assert set(builtins) == BUILTIN_SKILL_IDS
         assert all(skill["space"] is None for skill in builtins.values())
@@ -608,20 +570,14 @@ class TestBuiltinSkills:
         assert skill["name"] == "email-draft"
         assert skill["prompt"].strip()
         assert skill["charCount"] == len(skill["prompt"])
-        assert [(v["version"], v["channel"]) for v in skill["versions"]] == [
-            (skill["version"], "PRODUCTION")
-        ]
+        assert [(v["version"], v["channel"]) for v in skill["versions"]] == [(skill["version"], "PRODUCTION")]
 
-    async def test_space_admin_may_not_update_a_builtin(
-        self, gql: GraphQLClient, keys: Keys
-    ) -> None:
+    async def test_space_admin_may_not_update_a_builtin(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         space_admin = gql.as_key(await keys.for_space(alpha.id, Role.SPACE_ADMIN))
         before = (await gql.execute(SKILL, {"id": "sk_email_draft"}))["skill"]
 
-        data = await space_admin.execute(
-            UPDATE_SKILL, {"input": {"id": "sk_email_draft", "prompt": "Write badly."}}
-        )
+        data = await space_admin.execute(UPDATE_SKILL, {"input": {"id": "sk_email_draft", "prompt": "Write badly."}})
 
         assert data["updateSkill"]["skill"] is None
         assert [(error["code"], error["field"]) for error in data["updateSkill"]["userErrors"]] == [
@@ -638,9 +594,7 @@ class TestEmptySpaceId:
           createSkill(input: $input) { skill { id space { id } } userErrors { field code } }
         }
         """
-        variables = {
-            "input": {"spaceId": "", "name": "nowhere", "label": "Nowhere", "description": "d", "prompt": "p"}
-        }
+        variables = {"input": {"spaceId": "", "name": "nowhere", "label": "Nowhere", "description": "d", "prompt": "p"}}
         payload = (await gql.execute(query, variables))["createSkill"]
         assert payload["skill"] is None
         assert payload["userErrors"] == [{"field": ["input", "spaceId"], "code": "NOT_FOUND"}]
