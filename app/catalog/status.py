@@ -18,7 +18,7 @@ StatusTarget = ToolDefinition | McpServer | SkillDefinition | Agent
 
 
 def kind_of(identifier: str) -> str | None:
-    """Which catalog object an id names, from its prefix (see contract.graphql)."""
+    """Which catalog object an id names, from its prefix (docs/conventions.md, "Identifiers")."""
     if identifier.startswith("mcp_"):
         return "tool" if "__" in identifier else "mcp_server"
     if identifier.startswith(("bt_", "ct_")):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# Stable error codes (contract.graphql, ToolError).
+# Stable error codes, published in the description of the GraphQL type ToolError.
 PARAM_INVALID = "PARAM_INVALID"
 PERMISSION_DENIED = "PERMISSION_DENIED"
 TOOL_NOT_AVAILABLE = "TOOL_NOT_AVAILABLE"

@@ -1,9 +1,10 @@
-"""Guards on the schema as a whole: committed SDL, the contract, error masking, query limits."""
+"""Guards on the schema as a whole: committed SDL, the released contract, error masking, query limits."""
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,8 @@ from tests.conftest import GraphQLClient
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 COMMITTED_SDL = REPO_ROOT / "schema" / "schema.graphql"
-# CI clones the repository into some folder with a copy of shared/ beside it.
-CONTRACT = REPO_ROOT.parent / "shared" / "design" / "contract.graphql"
+# One SDL per published release (docs/conventions.md, "Releases"): what clients may rely on.
+RELEASES = REPO_ROOT / "schema" / "releases"
 
 SECRET_DETAIL = "secret detail"
 
@@ -35,14 +36,32 @@ class TestCommittedSchema:
             "schema/schema.graphql is out of date: run `quiver export-schema` and commit the result"
         )
 
-    def test_contract_has_no_breaking_changes(self) -> None:
-        assert CONTRACT.is_file(), f"contract not found at {CONTRACT} (shared/ must sit beside the repository)"
-        contract = build_sdl_schema(CONTRACT.read_text(encoding="utf-8"))
+    def test_no_breaking_changes_since_the_last_release(self) -> None:
+        released = build_sdl_schema(latest_release().read_text(encoding="utf-8"))
         exported = build_sdl_schema(export_sdl())
 
-        changes = find_breaking_changes(contract, exported)
+        changes = find_breaking_changes(released, exported)
 
         assert changes == [], "\n".join(f"{change.type.name}: {change.description}" for change in changes)
+
+    def test_the_guard_sees_a_removed_field(self) -> None:
+        """The check can fail: dropping a published field is reported."""
+        released = build_sdl_schema(latest_release().read_text(encoding="utf-8"))
+        sdl = export_sdl()
+        # The first connection's totalCount and the description line above it.
+        without_field, removed = re.subn(r'  """[^\n]*"""\n  totalCount: Int!\n', "", sdl, count=1)
+        assert removed == 1
+
+        changes = find_breaking_changes(released, build_sdl_schema(without_field))
+
+        assert [change.type.name for change in changes] == ["FIELD_REMOVED"]
+
+
+def latest_release() -> Path:
+    """The SDL of the newest release, by semantic version (``schema/releases/<version>.graphql``)."""
+    releases = sorted(RELEASES.glob("*.graphql"), key=lambda path: tuple(int(part) for part in path.stem.split(".")))
+    assert releases, f"no released SDL in {RELEASES}"
+    return releases[-1]
 
 
 @strawberry.type
