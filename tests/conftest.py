@@ -25,6 +25,12 @@ from tests.databases import BACKENDS, database
 TEST_SECRET_KEY = Fernet.generate_key().decode()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The static checks (tests/test_checks.py) first: a lint or type error fails the run in
+    seconds instead of after the whole suite."""
+    items.sort(key=lambda item: item.path.name != "test_checks.py")
+
+
 @pytest.fixture(scope="session", params=BACKENDS)
 def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One migrated database per backend for the whole session."""

@@ -151,7 +151,7 @@ class TestReplicasShareEvents:
             )
             run = invoked["invokeAgent"]["run"]
             assert run["status"] == "SUCCEEDED", invoked
-            received = []
+            received: list[dict[str, Any]] = []
             while len(received) < 2:
                 message = json.loads(await asyncio.wait_for(socket.recv(), 10))
                 assert message["type"] == "next", message

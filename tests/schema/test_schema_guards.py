@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import logging
 import re
+from functools import _lru_cache_wrapper
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import strawberry
@@ -207,7 +208,8 @@ class TestQueryLimits:
     ) -> None:
         from strawberry.extensions.validation_cache import _get_validate_cache
 
-        cache = _get_validate_cache(256)  # build_schema's ValidationCache(maxsize=256)
+        # build_schema's ValidationCache(maxsize=256): an lru_cache'd validate function.
+        cache = cast("_lru_cache_wrapper[object]", _get_validate_cache(256))
         query = query_with_leaf_at_depth(3)
         await gql.execute(query)
         before = cache.cache_info()

@@ -11,12 +11,13 @@ from sqlalchemy import delete, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.catalog.changes import FEED, ChangeFeed, ChangeRelay, GenerationCache
+from app.db import Base
 from app.events.bus import InProcessEventBus
 from app.events.redis_bus import RedisEventBus
 from app.gateway.models import ToolCall
 from app.ids import new_id
 from app.spaces.models import Space
-from app.tools.models import ToolDefinition, ToolSpaceBinding
+from app.tools.models import ToolDefinition
 from tests.databases import require_redis
 
 
@@ -48,7 +49,7 @@ class TestWhatMovesTheGeneration:
         "statement",
         [
             update(ToolDefinition).where(ToolDefinition.tool_id == "bt_calculator").values(status="DISABLED"),
-            delete(ToolSpaceBinding.__table__),  # a Core table, as the test cleanup does
+            delete(Base.metadata.tables["tool_space_binding"]),  # a Core table, as the test cleanup does
         ],
         ids=["orm-update", "core-delete"],
     )

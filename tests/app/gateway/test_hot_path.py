@@ -4,7 +4,7 @@ writer's group commit, and the in-process rate limiter's sweeps."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -101,13 +101,13 @@ class TestCallLogWriter:
         failed = await gateway.execute(SYSTEM_PRINCIPAL, SYSTEM_SPACE_ID, CALCULATOR, {"expression": "1 / 0"})
         async with session_factory() as session:
             rows = {row.id: row for row in (await session.scalars(select(ToolCall))).all()}
-        written, refused = rows[ok.call_id], rows[failed.call_id]  # type: ignore[index]
+        written, refused = rows[ok.call_id], rows[failed.call_id]
         assert written.status == "SUCCESS" and written.result == ok.data
         assert written.arguments == {"timezone": "Asia/Shanghai"}
         assert written.run_id == "run_x" and written.agent_id is None and written.error_code is None
         assert written.trace_id == ok.trace_id and written.attempts == 1
         assert written.latency_ms == pytest.approx(ok.latency_ms)
-        assert written.started_at.tzinfo is not None and written.started_at.utcoffset().total_seconds() == 0
+        assert written.started_at.utcoffset() == timedelta(0)
         assert before <= written.started_at <= written.finished_at <= datetime.now(UTC)
         assert refused.status == "FAILED" and refused.result is None
         assert failed.error is not None
