@@ -7,12 +7,21 @@ from pathlib import Path
 
 import typer
 
+from app.changes import watch_catalog_commits
 from app.config import Settings
 from app.knowledge.cli import kb_cli
 from app.principal import Role
 from app.skills.cli import skills_cli
 
 cli = typer.Typer(help="Quiver: a capability catalog and runtime for AI agents.", no_args_is_help=True)
+
+
+@cli.callback()
+def _every_command() -> None:
+    # Commands that write the catalog announce their commits to the servers (announced_changes).
+    watch_catalog_commits()
+
+
 apikey_cli = typer.Typer(help="Manage API keys.", no_args_is_help=True)
 cli.add_typer(apikey_cli, name="apikey")
 cli.add_typer(kb_cli, name="kb")
@@ -75,8 +84,8 @@ def apikey_create(
 
 
 async def _create_key(role: Role, space_id: str | None, label: str | None) -> str:
-    from app.catalog.changes import announced_changes
     from app.catalog.loader import load_builtin_catalog
+    from app.changes import announced_changes
     from app.db import create_engine, create_session_factory
     from app.errors import DomainError
     from app.migrate import upgrade_async
@@ -136,11 +145,11 @@ async def _mcp_sync(settings: Settings, server_id: str, drift_policy: str) -> No
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
-    from app.catalog.changes import announced_changes
+    from app.changes import announced_changes
     from app.crypto import load_secret_box
     from app.db import create_engine, create_session_factory
+    from app.egress import EgressPolicy
     from app.errors import DomainError
-    from app.gateway.egress import EgressPolicy
     from app.gateway.executors.mcp import McpSessionPool
     from app.gateway.mcp_sync import sync_server
 

@@ -86,9 +86,6 @@ def _unicode_lower(value: Any) -> Any:
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    # Every session of the process reports catalog commits to the caches (see that module).
-    import app.catalog.changes  # noqa: F401
-
     return async_sessionmaker(engine, expire_on_commit=False)
 
 

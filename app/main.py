@@ -25,15 +25,15 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.fastapi import GraphQLRouter
 from strawberry.types.unset import UNSET, UnsetType
 
-from app.catalog.changes import ChangeRelay, GenerationCache
 from app.catalog.loader import load_builtin_catalog
+from app.changes import ChangeRelay, GenerationCache, watch_catalog_commits
 from app.config import Settings
 from app.crypto import SecretBox, load_secret_box
 from app.db import create_engine, create_session_factory
+from app.egress import EgressPolicy, egress_checked_transport
 from app.events.bus import EventBus, InProcessEventBus
 from app.events.redis_bus import RedisEventBus
 from app.gateway.call_log import CallLog
-from app.gateway.egress import EgressPolicy, egress_checked_transport
 from app.gateway.executors.base import Executor
 from app.gateway.executors.builtin import BuiltinExecutor
 from app.gateway.executors.http import HttpExecutor
@@ -103,7 +103,7 @@ class Services:
 
 class KeyCache:
     """Authenticated keys, so a burst of requests costs one look-up. A revoked or new key
-    is seen at once: any API-key commit drops the cache (see app.catalog.changes)."""
+    is seen at once: any API-key commit drops the cache (see app.changes)."""
 
     def __init__(self, session_factory: async_sessionmaker[AsyncSession], ttl_s: float) -> None:
         self._session_factory = session_factory
@@ -209,6 +209,8 @@ async def prepare_database(services: Services) -> str | None:
 
 
 def build_services(settings: Settings) -> Services:
+    # The catalog caches below (gateway, MCP configs, API keys) hear of every commit.
+    watch_catalog_commits()
     engine = create_engine(settings.database_url)
     session_factory = create_session_factory(engine)
     secret_box = load_secret_box(settings)

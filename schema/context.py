@@ -12,8 +12,8 @@ from strawberry.types import Info as StrawberryInfo
 
 from app.config import Settings
 from app.crypto import SecretBox
+from app.egress import EgressPolicy
 from app.events.bus import EventBus
-from app.gateway.egress import EgressPolicy
 from app.gateway.executors.mcp import McpSessionPool
 from app.gateway.service import ToolGateway
 from app.knowledge.ingest import Ingestor

@@ -285,7 +285,7 @@ class TestServe:
 class TestCatalogChangesAreAnnounced:
     async def test_a_key_created_by_the_cli_is_announced_to_servers_on_its_redis(self, tmp_path: Path) -> None:
         """Servers cache API keys (an unknown one too): the CLI's commit must reach them."""
-        from app.catalog.changes import ChangeFeed, ChangeRelay
+        from app.changes import ChangeFeed, ChangeRelay
         from app.events.redis_bus import RedisEventBus
         from tests.databases import require_redis
 

@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.catalog.changes import DEFAULT_TTL_S, GenerationCache
+from app.changes import DEFAULT_TTL_S, GenerationCache
 from app.db import utcnow
 from app.events.bus import EventBus
 from app.gateway import metrics

@@ -10,8 +10,8 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.crypto import SecretBox
+from app.egress import EgressDeniedError, EgressPolicy
 from app.errors import DomainError, ForbiddenError, NotFoundError
-from app.gateway.egress import EgressDeniedError, EgressPolicy
 from app.ids import new_id
 from app.principal import Principal, Role
 from app.spaces import repository as spaces_repository

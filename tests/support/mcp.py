@@ -9,7 +9,7 @@ from cryptography.fernet import Fernet
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.crypto import SecretBox
-from app.gateway.egress import EgressPolicy
+from app.egress import EgressPolicy
 from app.gateway.executors.base import Invocation
 from app.gateway.executors.mcp import McpSessionPool
 from app.ids import mcp_tool_id, new_id

@@ -1,7 +1,7 @@
 """CUSTOM tools: a JSON POST of the arguments to the tool's endpoint (cap 10 s).
 
 One shared httpx client; redirects are never followed; the egress policy is
-enforced on every connection the client makes (app.gateway.egress), so the address
+enforced on every connection the client makes (app.egress), so the address
 checked is the address called; responses over 1 MB are refused. Credentials come
 from the tool's encrypted auth configuration.
 """
@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 
 from app.crypto import SecretBox
-from app.gateway.egress import EgressDeniedError, EgressPolicy
+from app.egress import EgressDeniedError, EgressPolicy
 from app.gateway.envelope import (
     EGRESS_DENIED,
     EXTERNAL_API_ERROR,
@@ -183,7 +183,7 @@ class HttpExecutor(CappedExecutor):
                         raise _too_large(size)
                     chunks.append(chunk)
                 return response.status_code, b"".join(chunks), response.headers.get("content-type", "")
-        except EgressDeniedError as error:  # from the connection (app.gateway.egress)
+        except EgressDeniedError as error:  # from the connection (app.egress)
             raise _egress_denied(error) from None
         except httpx.TimeoutException:
             raise ToolFailure(

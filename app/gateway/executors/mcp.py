@@ -46,9 +46,9 @@ from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, METHOD_NOT_FOUND, REQU
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.catalog.changes import DEFAULT_TTL_S, GenerationCache
+from app.changes import DEFAULT_TTL_S, GenerationCache
 from app.crypto import SecretBox
-from app.gateway.egress import EgressDeniedError, EgressPolicy, egress_checked_transport2
+from app.egress import EgressDeniedError, EgressPolicy, egress_checked_transport2
 from app.gateway.envelope import (
     EGRESS_DENIED,
     EXTERNAL_API_TIMEOUT,

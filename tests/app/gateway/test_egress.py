@@ -27,7 +27,7 @@ from cryptography.x509.oid import NameOID
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.crypto import SecretBox
-from app.gateway.egress import EgressDeniedError, EgressPolicy, egress_checked_transport, egress_checked_transport2
+from app.egress import EgressDeniedError, EgressPolicy, egress_checked_transport, egress_checked_transport2
 from app.gateway.envelope import ToolFailure
 from app.gateway.executors.base import Invocation
 from app.gateway.executors.http import HttpExecutor

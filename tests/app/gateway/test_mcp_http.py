@@ -14,7 +14,7 @@ from cryptography.fernet import Fernet
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.crypto import SecretBox
-from app.gateway.egress import EgressDeniedError, EgressPolicy
+from app.egress import EgressDeniedError, EgressPolicy
 from app.gateway.envelope import EGRESS_DENIED, EXTERNAL_API_TIMEOUT, MCP_ERROR, TOOL_NOT_AVAILABLE, ToolFailure
 from app.gateway.executors.mcp import DrainingStream, McpExecutor, McpSessionPool, SessionTransport
 from app.principal import SYSTEM_PRINCIPAL

@@ -6,8 +6,9 @@ A :class:`GenerationCache` remembers the generation it read an entry at and trea
 entry from an older generation as absent, so a committed change is seen by the very
 next look-up in this process.
 
-The commit hook is on every ORM ``Session`` of the process: unit-of-work flushes and
-``session.execute(insert/update/delete)`` alike. Other replicas hear of a change through
+The commit hook is on every ORM ``Session`` of the process (unit-of-work flushes and
+``session.execute(insert/update/delete)`` alike), installed by :func:`watch_catalog_commits`,
+which the composition roots call (``app.main.build_services``, the CLI). Other replicas hear of a change through
 the event bus (:class:`ChangeRelay`, topic ``catalog_changes``; Redis when configured),
 within the bus's delivery time. Each entry also expires after a TTL, which bounds what a
 lost bus message or a process without a shared bus (the CLI beside an embedded SQLite
@@ -80,13 +81,11 @@ def _watched(instance: Any) -> bool:
     return getattr(table, "name", None) in WATCHED_TABLES
 
 
-@event.listens_for(Session, "before_flush")
 def _note_flush(session: Session, _context: Any, _instances: Any) -> None:
     if any(_watched(instance) for instance in chain(session.new, session.dirty, session.deleted)):
         session.info[_CHANGED] = True
 
 
-@event.listens_for(Session, "do_orm_execute")
 def _note_statement(state: ORMExecuteState) -> None:
     if state.is_insert or state.is_update or state.is_delete:
         table = getattr(state.statement, "table", None)
@@ -94,15 +93,31 @@ def _note_statement(state: ORMExecuteState) -> None:
             state.session.info[_CHANGED] = True
 
 
-@event.listens_for(Session, "after_commit")
 def _committed(session: Session) -> None:
     if session.info.pop(_CHANGED, False):
         FEED.committed_here()
 
 
-@event.listens_for(Session, "after_rollback")
 def _rolled_back(session: Session) -> None:
     session.info.pop(_CHANGED, None)
+
+
+_HOOKS: tuple[tuple[str, Callable[..., None]], ...] = (
+    ("before_flush", _note_flush),
+    ("do_orm_execute", _note_statement),
+    ("after_commit", _committed),
+    ("after_rollback", _rolled_back),
+)
+
+
+def watch_catalog_commits() -> None:
+    """Report every catalog commit of this process to :data:`FEED` (once; later calls do nothing).
+
+    Without it nothing bumps the generation, and the caches keep entries until their TTL.
+    """
+    for name, hook in _HOOKS:
+        if not event.contains(Session, name, hook):
+            event.listen(Session, name, hook)
 
 
 class GenerationCache(Generic[K, V]):

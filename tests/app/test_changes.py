@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import delete, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.catalog.changes import FEED, ChangeFeed, ChangeRelay, GenerationCache
+from app.changes import FEED, ChangeFeed, ChangeRelay, GenerationCache, watch_catalog_commits
 from app.db import Base
 from app.events.bus import InProcessEventBus
 from app.events.redis_bus import RedisEventBus
@@ -72,6 +72,15 @@ class TestWhatMovesTheGeneration:
         async with session_factory() as session, session.begin():
             await session.execute(delete(ToolCall))
         assert FEED.generation == before
+
+    async def test_watching_again_still_counts_a_commit_once(
+        self, session_factory: async_sessionmaker[AsyncSession]
+    ) -> None:
+        watch_catalog_commits()  # the app's composition root did already
+        before = FEED.generation
+        async with session_factory() as session, session.begin():
+            session.add(Space(id=new_id("sp_"), name=new_id("changes"), label="Changes"))
+        assert FEED.generation == before + 1
 
 
 class TestGenerationCache:
