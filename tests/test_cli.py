@@ -23,7 +23,9 @@ from app.spaces import service as spaces_service
 from schema.schema import export_sdl
 
 COMMAND_TIMEOUT_SECONDS = 60
-READY_TIMEOUT_SECONDS = 30
+# A bound, not a wait: readiness is polled. Start-up (migrations, the embedding model) takes
+# seconds on an idle machine and far longer on a loaded CI runner.
+READY_TIMEOUT_SECONDS = 120
 VIEWER_QUERY = "query Viewer { viewer { roles space { id } } }"
 
 
