@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import (
@@ -13,7 +16,9 @@ from strawberry.extensions import (
     ValidationCache,
 )
 from strawberry.schema.config import StrawberryConfig
-from strawberry.types import ExecutionContext
+from strawberry.schema.exceptions import InvalidOperationTypeError
+from strawberry.types import ExecutionContext, ExecutionResult
+from strawberry.types.graphql import OperationType
 
 from app.config import Settings
 from schema.agents.schema import AgentsMutation, AgentsQuery
@@ -68,7 +73,44 @@ class Subscription(RuntimeSubscription, GatewaySubscription):
     pass
 
 
+SUBSCRIPTION_OVER_HTTP = (
+    "Subscriptions are served over WebSocket only: connect to /graphql with the graphql-transport-ws protocol "
+    'and send {"Authorization": "Bearer <key>"} as the connection_init payload.'
+)
+
+
 class QuiverSchema(strawberry.Schema):
+    async def execute(
+        self,
+        query: str | None,
+        variable_values: dict[str, Any] | None = None,
+        context_value: Any | None = None,
+        root_value: Any | None = None,
+        operation_name: str | None = None,
+        allowed_operation_types: Iterable[OperationType] | None = None,
+        operation_extensions: dict[str, Any] | None = None,
+    ) -> ExecutionResult:
+        """One HTTP request. WebSockets go through ``subscribe``/``stream``; a subscription
+        executed here would resolve its generator as a value (a null, then an internal error),
+        so it is answered with a GraphQL error saying where subscriptions live instead."""
+        allowed = set(allowed_operation_types or (OperationType.QUERY, OperationType.MUTATION))
+        allowed.discard(OperationType.SUBSCRIPTION)
+        try:
+            return await super().execute(
+                query,
+                variable_values=variable_values,
+                context_value=context_value,
+                root_value=root_value,
+                operation_name=operation_name,
+                allowed_operation_types=allowed,
+                operation_extensions=operation_extensions,
+            )
+        except InvalidOperationTypeError as error:
+            if error.operation_type is not OperationType.SUBSCRIPTION:
+                raise
+            refusal = GraphQLError(SUBSCRIPTION_OVER_HTTP, extensions={"code": "SUBSCRIPTION_OVER_HTTP"})
+            return ExecutionResult(data=None, errors=[refusal])
+
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
         # Client faults (bad cursor, bad argument) are answers, not server problems: keep them out of the error log.
         unexpected = [error for error in errors if not isinstance(error.original_error, ClientError)]

@@ -51,5 +51,9 @@ async def get_api_key_by_hash(session: AsyncSession, key_hash: str) -> ApiKey | 
     return await session.scalar(select(ApiKey).where(ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None)))
 
 
+async def get_api_key(session: AsyncSession, key_id: str) -> ApiKey | None:
+    return await session.get(ApiKey, key_id)
+
+
 async def any_api_key(session: AsyncSession) -> bool:
     return (await session.scalar(select(ApiKey.id).limit(1))) is not None

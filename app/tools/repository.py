@@ -15,7 +15,7 @@ from app.db import JsonArrayContains
 from app.pagination import Page, PageRequest, count, fetch_page
 from app.spaces.models import Space
 from app.tools.models import McpServer, McpServerSpaceBinding, ToolDefinition, ToolSpaceBinding
-from app.tools.visibility import tool_visible_in_space, tool_visible_somewhere
+from app.tools.visibility import tool_is_global, tool_visible_in_space, tool_visible_somewhere
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,8 @@ class ToolFilter:
     group: str | None = None
     search: str | None = None
     mcp_server_id: str | None = None
+    status: str | None = None
+    is_global: bool | None = None
 
 
 def _filtered(statement: Select[ToolDefinition], tool_filter: ToolFilter | None) -> Select[ToolDefinition]:
@@ -47,6 +49,10 @@ def _filtered(statement: Select[ToolDefinition], tool_filter: ToolFilter | None)
         )
     if tool_filter.mcp_server_id is not None:
         statement = statement.where(ToolDefinition.mcp_server_id == tool_filter.mcp_server_id)
+    if tool_filter.status is not None:
+        statement = statement.where(ToolDefinition.status == tool_filter.status)
+    if tool_filter.is_global is not None:
+        statement = statement.where(tool_is_global() if tool_filter.is_global else ~tool_is_global())
     return statement
 
 

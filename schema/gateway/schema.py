@@ -27,7 +27,7 @@ from schema.pagination import (
     page_request,
     paginate,
 )
-from schema.tools.schema import McpServerPayload
+from schema.tools.schema import McpServerPayload, McpSyncReport
 from schema.tools.types import McpServer
 
 
@@ -139,16 +139,30 @@ class GatewayMutation:
                 user_errors=[UserError(field=["id"], code="FORBIDDEN", message="Only ADMIN keys sync MCP servers.")],
             )
         errors: list[UserError] = []
+        report: McpSyncReport | None = None
         try:
             # Discovery runs and commits on its own: listing happens outside any transaction.
-            await sync_server(
+            found = await sync_server(
                 info.context.session_factory, pool, server.id, drift_policy=info.context.settings.mcp_drift
+            )
+            report = McpSyncReport(
+                pages=found.pages,
+                added=found.added,
+                updated=found.updated,
+                unchanged=found.unchanged,
+                vanished=found.vanished,
+                disabled=found.disabled,
+                drifted=found.drifted,
+                reactivated=found.reactivated,
+                skipped=found.skipped,
             )
         except DomainError as error:
             errors.append(UserError(field=["id"], code=error.code, message=error.message))
         async with info.context.session() as session:
             refreshed = await get_server_for(session, principal, server.id)
-        return McpServerPayload(mcp_server=McpServer.from_row(refreshed) if refreshed else None, user_errors=errors)
+        return McpServerPayload(
+            mcp_server=McpServer.from_row(refreshed) if refreshed else None, user_errors=errors, sync_report=report
+        )
 
     @strawberry.mutation(
         description="Call one tool through the gateway, as an agent of that space would. Failures come back in the envelope, never as top-level errors."

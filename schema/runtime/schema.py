@@ -91,6 +91,8 @@ class RuntimeQuery:
                 for section in prompt.sections
             ],
             token_estimate=prompt.token_estimate,
+            budget_chars=info.context.settings.prompt_budget_chars,
+            char_count=len(prompt.system_prompt),
             warnings=prompt.warnings,
             tools=JSON(prompt.functions.definitions),
         )

@@ -36,6 +36,10 @@ class PromptPreview:
     token_estimate: int = strawberry.field(description="Estimated prompt tokens.")
     warnings: list[str] = strawberry.field(description="Problems found while assembling, e.g. a skill over its limit.")
     tools: JSON = strawberry.field(description="Function-calling definitions sent to the model.")
+    budget_chars: int = strawberry.field(
+        description="The system prompt's budget in characters (setting prompt_budget_chars)."
+    )
+    char_count: int = strawberry.field(description="Characters of the assembled system prompt.")
 
 
 @strawberry.type(description="Something that happened during an agent run, streamed live.")

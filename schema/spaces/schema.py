@@ -26,7 +26,16 @@ class SpacesQuery:
         if principal.space_id is not None:
             row = await info.context.loaders.space_by_id.load(principal.space_id)
             space = Space.from_row(row) if row else None
-        return Viewer(space=space, roles=[Role(principal.role.value)])
+        async with info.context.session() as session:
+            key = await repository.get_api_key(session, principal.key_id)
+        role = Role(principal.role.value)
+        return Viewer(
+            space=space,
+            roles=[role],
+            role=role,
+            key_id=strawberry.ID(principal.key_id),
+            key_label=key.label if key else None,
+        )
 
     @strawberry.field(description="Spaces the caller can read: every space for admins, its own otherwise.")
     async def spaces(self, info: Info, first: FirstArgument = 50, after: AfterArgument = None) -> Connection[Space]:

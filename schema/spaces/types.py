@@ -115,3 +115,6 @@ async def spaces_for(info: Info, space_ids: Sequence[str]) -> list[Space]:
 class Viewer:
     space: Space | None = strawberry.field(description="Null for an admin key, which reaches every space.")
     roles: list[Role] = strawberry.field(description="What the key may do.")
+    role: Role = strawberry.field(description="What the key may do (the one role of `roles`).")
+    key_id: strawberry.ID = strawberry.field(description="Id of the API key this request carries (key_…).")
+    key_label: str | None = strawberry.field(description="The label given to the key when it was created, if any.")

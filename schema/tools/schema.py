@@ -222,10 +222,39 @@ class RegisterMcpServerInput:
     )
 
 
+@strawberry.type(
+    description="What one discovery did. Every listed tool is in exactly one of added / updated / unchanged / skipped; disabled, drifted and reactivated cut across them."
+)
+class McpSyncReport:
+    pages: int = strawberry.field(description="Pages of tools/list read.")
+    added: list[str] = strawberry.field(description="Ids of tools seen for the first time.")
+    updated: list[str] = strawberry.field(
+        description="Ids of stored tools whose definition or status this sync changed."
+    )
+    unchanged: list[str] = strawberry.field(description="Ids of tools listed exactly as stored.")
+    vanished: list[str] = strawberry.field(
+        description="Ids of stored tools the server no longer lists (disabled when they were active)."
+    )
+    disabled: list[str] = strawberry.field(
+        description="Ids of tools this sync disabled (vanished, or drifted under the disable policy)."
+    )
+    drifted: list[str] = strawberry.field(
+        description="Ids of tools whose description or schema changed since the last sync."
+    )
+    reactivated: list[str] = strawberry.field(
+        description="Ids of vanished tools that came back and were enabled again."
+    )
+    skipped: list[str] = strawberry.field(description="'name: reason' for listed tools that could not be stored.")
+
+
 @strawberry.type(description="Result of a mutation on an MCP server.")
 class McpServerPayload:
     mcp_server: McpServer | None = strawberry.field(description="The server; null when the mutation failed.")
     user_errors: list[UserError] = strawberry.field(description="Why the input was refused; empty on success.")
+    sync_report: McpSyncReport | None = strawberry.field(
+        default=None,
+        description="What syncMcpServer found, tool ids by outcome; null for other mutations and failures.",
+    )
 
 
 @strawberry.type

@@ -30,6 +30,11 @@ class ToolFilter:
     search: str | None = strawberry.field(
         default=None, description="Case-insensitive match on name, label and description."
     )
+    status: Status | None = strawberry.field(default=None, description="Only tools with this lifecycle status.")
+    is_global: bool | None = strawberry.field(
+        default=None,
+        description="True: only global tools (no binding row; MCP tools: none on their server). False: only bound ones.",
+    )
 
     def to_app(self) -> repository.ToolFilter:
         return repository.ToolFilter(
@@ -37,6 +42,8 @@ class ToolFilter:
             tags=tuple(self.tags or ()),
             group=self.group,
             search=self.search,
+            status=self.status.name if self.status else None,
+            is_global=self.is_global,
         )
 
 

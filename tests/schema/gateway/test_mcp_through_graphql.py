@@ -104,3 +104,47 @@ class TestMcpServerThroughGraphQL:
 
         assert synced["mcpServer"] is None
         assert [error["code"] for error in synced["userErrors"]] == ["FORBIDDEN"]
+
+
+SYNC_REPORT = """
+mutation SyncReport($id: ID!) {
+  syncMcpServer(id: $id) {
+    syncReport { pages added updated unchanged vanished disabled drifted reactivated skipped }
+    userErrors { code }
+  }
+}
+"""
+
+
+class TestSyncReport:
+    async def test_first_sync_adds_and_the_next_finds_them_unchanged(self, gql: GraphQLClient) -> None:
+        registered = (
+            await gql.execute(
+                REGISTER.replace("mcpServer { id }", "mcpServer { id } syncReport { pages }"),
+                {"input": {"name": "time-report", "transport": "STDIO", "command": TIME_SERVER_COMMAND}},
+            )
+        )["registerMcpServer"]
+        assert registered["syncReport"] is None
+        server_id = registered["mcpServer"]["id"]
+        tool_ids = sorted(f"{server_id}__{name}" for name in ("convert_time", "get_current_time"))
+
+        first = (await gql.execute(SYNC_REPORT, {"id": server_id}))["syncMcpServer"]
+        second = (await gql.execute(SYNC_REPORT, {"id": server_id}))["syncMcpServer"]
+
+        assert first["userErrors"] == []
+        assert first["syncReport"]["pages"] == 1
+        assert sorted(first["syncReport"]["added"]) == tool_ids
+        assert first["syncReport"]["unchanged"] == first["syncReport"]["updated"] == []
+        assert sorted(second["syncReport"]["unchanged"]) == tool_ids
+        assert second["syncReport"]["added"] == second["syncReport"]["disabled"] == []
+
+    async def test_failed_sync_has_no_report(self, gql: GraphQLClient) -> None:
+        registered = await gql.execute(
+            REGISTER, {"input": {"name": "broken-report", "transport": "STDIO", "command": ["/nonexistent/mcp"]}}
+        )
+        server_id = registered["registerMcpServer"]["mcpServer"]["id"]
+
+        synced = (await gql.execute(SYNC_REPORT, {"id": server_id}))["syncMcpServer"]
+
+        assert synced["syncReport"] is None
+        assert [error["code"] for error in synced["userErrors"]] == ["MCP_SYNC_FAILED"]

@@ -326,6 +326,27 @@ class TestToolFilter:
 
         assert set(ids) == catalog.of("alpha_only")
 
+    async def test_by_status(self, gql: GraphQLClient, catalog: Catalog) -> None:
+        disabled = await visible_tool_ids(gql, catalog.alpha, include_inactive=True, tool_filter={"status": "DISABLED"})
+        active = await visible_tool_ids(gql, catalog.alpha, include_inactive=True, tool_filter={"status": "ACTIVE"})
+
+        assert set(disabled) == catalog.of("disabled")
+        assert set(active) == catalog.visible_in_alpha
+
+    async def test_global_or_bound_counting_mcp_servers_bindings(self, gql: GraphQLClient, catalog: Catalog) -> None:
+        non_builtin = {"type": "CUSTOM"}, {"type": "MCP"}
+        global_ids: set[str] = set()
+        bound_ids: set[str] = set()
+        for type_filter in non_builtin:
+            data = await gql.execute(TOOLS, {"first": 100, "filter": {**type_filter, "isGlobal": True}})
+            global_ids |= {edge["node"]["id"] for edge in data["tools"]["edges"]}
+            data = await gql.execute(TOOLS, {"first": 100, "filter": {**type_filter, "isGlobal": False}})
+            bound_ids |= {edge["node"]["id"] for edge in data["tools"]["edges"]}
+
+        # `tools` lists every status: the disabled CUSTOM tool has no binding, so it is global.
+        assert global_ids == catalog.of("global", "disabled", "mcp_global")
+        assert bound_ids == catalog.of("alpha_only", "beta_only", "both", "mcp_alpha_1", "mcp_alpha_2", "mcp_beta")
+
     async def test_filter_applies_to_the_tools_query(self, gql: GraphQLClient, catalog: Catalog) -> None:
         data = await gql.execute(TOOLS, {"first": 100, "filter": {"tags": ["search"]}})
 
