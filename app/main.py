@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -28,6 +28,8 @@ from strawberry.types.unset import UNSET, UnsetType
 from app.catalog.loader import load_builtin_catalog
 from app.changes import ChangeRelay, GenerationCache, watch_catalog_commits
 from app.config import Settings
+from app.console.routes import ConsoleFiles, graphiql_response
+from app.console.routes import install as install_console
 from app.crypto import SecretBox, load_secret_box
 from app.db import create_engine, create_session_factory
 from app.egress import EgressPolicy, egress_checked_transport
@@ -177,6 +179,11 @@ class AuthMiddleware:
 
 class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
     keys: KeyCache
+    console_files: ConsoleFiles
+
+    async def render_graphql_ide(self, request: Request) -> HTMLResponse:
+        # Quiver's own GraphiQL build (app/console/dist): no CDN, the console's key, subscriptions over WebSocket.
+        return graphiql_response(self.console_files)
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
         params = context.connection_params if isinstance(context.connection_params, dict) else {}
@@ -342,11 +349,14 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
         graphql_ide="graphiql" if settings.graphiql else None,
     )
     router.keys = keys
+    console_files = ConsoleFiles()
+    router.console_files = console_files
 
     app = FastAPI(title="Quiver", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.services = services
     app.include_router(router)
     app.add_middleware(AuthMiddleware, keys=keys)
+    install_console(app, console_files)
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics(request: Request) -> Response:

@@ -238,11 +238,16 @@ async def _require_manageable_tool(
     tool = await get_tool_for(session, principal, tool_id)
     if tool is None:
         raise NotFoundError("Tool", tool_id, field_path)
-    if principal.is_admin:
-        return tool
-    if principal.role is Role.SPACE_ADMIN and tool.type == "CUSTOM" and tool.owner_space_id == principal.space_id:
+    if may_manage_tool(principal, tool):
         return tool
     raise ForbiddenError("This key may read this tool but not change it.", field_path)
+
+
+def may_manage_tool(principal: Principal, tool: ToolDefinition) -> bool:
+    """Change its definition, policies or status: admins, and the SPACE_ADMIN of the space that made a CUSTOM tool."""
+    if principal.is_admin:
+        return True
+    return principal.role is Role.SPACE_ADMIN and tool.type == "CUSTOM" and tool.owner_space_id == principal.space_id
 
 
 async def update_tool(

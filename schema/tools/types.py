@@ -11,6 +11,7 @@ from strawberry.scalars import JSON
 from app.tools import repository
 from app.tools.models import McpServer as McpServerRow
 from app.tools.models import ToolDefinition
+from app.tools.service import may_manage_tool
 from schema.context import Info
 from schema.enums import AuthType, McpTransport, Role, SideEffect, Status, ToolType
 from schema.node import Node
@@ -132,6 +133,12 @@ class Tool(Node):
 
         space_ids = await info.context.loaders.space_ids_by_tool_id.load(self.row.tool_id)
         return await spaces_for(info, space_ids)
+
+    @strawberry.field(
+        description="True when the caller's key may change this tool: its definition, policies and status (bindings need ADMIN)."
+    )
+    def viewer_can_manage(self, info: Info) -> bool:
+        return may_manage_tool(info.context.principal, self.row)
 
     @strawberry.field(description="True when no binding row restricts it (for MCP tools, when its server has none).")
     async def is_global(self, info: Info) -> bool:

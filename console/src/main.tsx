@@ -1,0 +1,7 @@
+import "./styles.css";
+
+import { render } from "preact";
+
+import { App } from "./app";
+
+render(<App />, document.getElementById("app") as HTMLElement);

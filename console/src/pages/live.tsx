@@ -1,0 +1,217 @@
+// Live calls: the toolCalls subscription as a table, filtered by space, tool and status, with pause.
+import { useEffect, useRef, useState } from "preact/hooks";
+
+import { type CallRowFragment, type CallStatus, LiveToolCallsDocument } from "../generated/graphql";
+import { Link } from "../router";
+import { useSession } from "../session";
+import { Badge, JsonBlock, ms, PageHeader, SelectField, statusTone, TextField, when } from "../ui";
+import { useSpaceOptions } from "./tools";
+
+// Kept in the table: enough to read a burst, bounded so a busy gateway cannot grow the page forever.
+const MAX_ROWS = 500;
+
+type Connection = "connecting" | "live" | "closed";
+
+export function LiveCallsPage() {
+  const { api } = useSession();
+  const spaces = useSpaceOptions();
+  const [spaceId, setSpaceId] = useState("");
+  const [toolId, setToolId] = useState("");
+  const [status, setStatus] = useState<CallStatus | "">("");
+  const [calls, setCalls] = useState<CallRowFragment[]>([]);
+  const [held, setHeld] = useState<CallRowFragment[]>([]);
+  const [paused, setPaused] = useState(false);
+  const [open, setOpen] = useState<CallRowFragment | null>(null);
+  const [state, setState] = useState<Connection>("connecting");
+  const [problem, setProblem] = useState<string | null>(null);
+  const pausedRef = useRef(paused);
+  pausedRef.current = paused;
+  const tool = toolId.trim();
+
+  useEffect(() => {
+    setState("connecting");
+    setProblem(null);
+    const filter = { spaceId: spaceId || null, toolId: tool || null, status: status || null };
+    const stop = api.subscribe(
+      LiveToolCallsDocument,
+      { filter },
+      {
+        next: (data) => {
+          setState("live");
+          const call = data.toolCalls;
+          if (pausedRef.current) setHeld((previous) => [call, ...previous].slice(0, MAX_ROWS));
+          else setCalls((previous) => [call, ...previous].slice(0, MAX_ROWS));
+        },
+        error: (error) => {
+          setState("closed");
+          setProblem(error.message);
+        },
+        complete: () => setState("closed"),
+      },
+    );
+    // The server acknowledges a subscription only by its first event; the socket itself is up at once.
+    const ready = window.setTimeout(() => setState((current) => (current === "connecting" ? "live" : current)), 300);
+    return () => {
+      window.clearTimeout(ready);
+      stop();
+    };
+  }, [api, spaceId, tool, status]);
+
+  const resume = () => {
+    setCalls((previous) => [...held, ...previous].slice(0, MAX_ROWS));
+    setHeld([]);
+    setPaused(false);
+  };
+
+  return (
+    <>
+      <PageHeader title="Live calls">
+        {paused ? (
+          <button type="button" onClick={resume}>
+            Resume ({held.length} waiting)
+          </button>
+        ) : (
+          <button type="button" onClick={() => setPaused(true)}>
+            Pause
+          </button>
+        )}
+        <button type="button" onClick={() => setCalls([])}>
+          Clear
+        </button>
+      </PageHeader>
+      <p class="muted" role="status">
+        {state === "live" ? "Listening: every finished call appears here as it happens." : state === "connecting" ? "Connecting…" : "Disconnected."}
+        {paused && " Paused: new calls wait until you resume."}
+      </p>
+      {problem && (
+        <p class="form-errors" role="alert">
+          {problem}
+        </p>
+      )}
+      <form class="filters" aria-label="Filter live calls" onSubmit={(event) => event.preventDefault()}>
+        <SelectField
+          label="Space"
+          name="spaceId"
+          value={spaceId}
+          onChange={setSpaceId}
+          options={[["", "Every space"], ...(spaces.data ?? []).map((space) => [space.id, space.label] as const)]}
+        />
+        <TextField label="Tool id" name="toolId" value={toolId} onInput={setToolId} placeholder="e.g. bt_calculator" />
+        <SelectField
+          label="Status"
+          name="status"
+          value={status}
+          onChange={setStatus}
+          options={[["", "Any status"], ["SUCCESS", "Success"], ["FAILED", "Failed"]]}
+        />
+      </form>
+      <table class="live">
+        <caption class="sr-only">Live tool calls, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Started</th>
+            <th scope="col">Tool</th>
+            <th scope="col">Space</th>
+            <th scope="col">Status</th>
+            <th scope="col">Latency</th>
+            <th scope="col">Caller</th>
+            <th scope="col">Call</th>
+          </tr>
+        </thead>
+        <tbody>
+          {calls.map((call) => (
+            <tr key={call.id} class={open?.id === call.id ? "selected" : undefined}>
+              <td>{when(call.startedAt)}</td>
+              <td>
+                <code>{call.toolId}</code>
+              </td>
+              <td>{call.space.name}</td>
+              <td>
+                <Badge tone={statusTone(call.status)}>{call.status}</Badge> {call.error?.code}
+              </td>
+              <td>{ms(call.latencyMs)}</td>
+              <td>{call.agent ? `agent ${call.agent.name}` : "direct"}</td>
+              <td>
+                <button type="button" onClick={() => setOpen(call)} aria-label={`Open call ${call.id}`}>
+                  Open
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {calls.length === 0 && <p class="empty">No call yet. Calls made anywhere — the API, agents, other consoles — show up here.</p>}
+      {open && <CallDetail call={open} onClose={() => setOpen(null)} />}
+    </>
+  );
+}
+
+function CallDetail({ call, onClose }: { call: CallRowFragment; onClose: () => void }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [call.id]);
+  return (
+    <section class="card call-detail" aria-labelledby="call-title">
+      <h2 id="call-title" tabIndex={-1} ref={heading}>
+        Call {call.id}
+      </h2>
+      <dl class="facts">
+        <dt>Tool</dt>
+        <dd>
+          <Link to={`/tools/${encodeURIComponent(call.toolId)}`}>{call.toolId}</Link>
+        </dd>
+        <dt>Status</dt>
+        <dd>
+          <Badge tone={statusTone(call.status)}>{call.status}</Badge>
+        </dd>
+        <dt>Space</dt>
+        <dd>{call.space.name}</dd>
+        <dt>Started</dt>
+        <dd>{when(call.startedAt)}</dd>
+        <dt>Latency</dt>
+        <dd>
+          {ms(call.latencyMs)}, {call.attempts} attempt{call.attempts === 1 ? "" : "s"}
+        </dd>
+        <dt>Trace id</dt>
+        <dd>
+          <code>{call.traceId}</code>
+        </dd>
+        <dt>Idempotency key</dt>
+        <dd>{call.idempotencyKey ?? "—"}</dd>
+        <dt>Caller</dt>
+        <dd>
+          {call.agent ? (
+            <>
+              agent <Link to={`/agents/${encodeURIComponent(call.agent.id)}`}>{call.agent.name}</Link>
+              {call.run && (
+                <>
+                  , run <code>{call.run.id}</code>
+                </>
+              )}
+            </>
+          ) : (
+            "a direct call"
+          )}
+        </dd>
+      </dl>
+      <h3>Arguments</h3>
+      <JsonBlock label="Arguments" value={call.arguments} />
+      {call.error ? (
+        <>
+          <h3>Error</h3>
+          <p>
+            <code>{call.error.code}</code> {call.error.message}
+          </p>
+          {call.error.detail && <pre class="json">{call.error.detail}</pre>}
+        </>
+      ) : (
+        <>
+          <h3>Result</h3>
+          <JsonBlock label="Result" value={call.result} />
+        </>
+      )}
+      <button type="button" onClick={onClose}>
+        Close call
+      </button>
+    </section>
+  );
+}
