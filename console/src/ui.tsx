@@ -292,10 +292,17 @@ export function JsonBlock({ value, label }: { value: unknown; label: string }) {
 
 // ---------------------------------------------------------------- page furniture
 
+// The first page after loading keeps the browser's own focus order (skip link first).
+let isFirstPage = true;
+
 export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    // A new page: move focus to its title, so keyboard and screen-reader users start there.
+    if (isFirstPage) {
+      isFirstPage = false;
+      return;
+    }
+    // Another page: move focus to its title, so keyboard and screen-reader users start there.
     heading.current?.focus({ preventScroll: true });
   }, [title]);
   return (

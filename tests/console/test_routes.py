@@ -10,7 +10,7 @@ import pytest
 
 from app.console.routes import DIST
 
-ASSETS = sorted(json.loads((DIST / "build.json").read_text())["files"])
+ASSETS: list[str] = sorted(json.loads((DIST / "build.json").read_text())["files"])
 
 
 def asset_named(prefix: str, suffix: str) -> str:

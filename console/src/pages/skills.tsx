@@ -437,8 +437,15 @@ function ChannelControls({ skill, onChanged }: { skill: Skill; onChanged: () => 
 
 function Versions({ skill }: { skill: Skill }) {
   const versions = skill.versions;
-  const [from, setFrom] = useState(versions.length > 1 ? versions[versions.length - 2].version : versions[0]?.version ?? "");
-  const [to, setTo] = useState(versions[versions.length - 1]?.version ?? "");
+  const latest = versions[versions.length - 1]?.version ?? "";
+  const previous = versions.length > 1 ? versions[versions.length - 2].version : latest;
+  const [from, setFrom] = useState(previous);
+  const [to, setTo] = useState(latest);
+  // A new version was published: compare it with the one before.
+  useEffect(() => {
+    setFrom(previous);
+    setTo(latest);
+  }, [previous, latest]);
   const before = versions.find((item) => item.version === from)?.prompt ?? "";
   const after = versions.find((item) => item.version === to)?.prompt ?? "";
   const options = versions.map((item) => [item.version, `${item.version} (${item.channel})`] as const);

@@ -1,0 +1,332 @@
+"""The console in a real browser, against a real `quiver serve`: what a person does, found by role
+and accessible name. Screenshots land in artifacts/console/ (not committed)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from typing import Any
+
+from tests.console.conftest import ADMIN_TOKEN, Quiver, Visit
+from tests.support.openai_server import call, final, tool_calls
+
+NAVIGATION = ["Spaces", "Tools", "MCP servers", "Knowledge", "Skills", "Agents", "Live calls", "API keys"]
+CREATE_CONTROL = re.compile(r"^\s*(Create|New|Add|Register|Import)\b", re.IGNORECASE)
+# Revocation is noticed by the console's poll plus the server's key cache: well inside this.
+SIGN_OUT_DEADLINE_MS = 15_000
+
+
+def expect(locator: Any) -> Any:
+    from playwright.async_api import expect as playwright_expect
+
+    return playwright_expect(locator)
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{time.monotonic_ns() % 10**9}"
+
+
+async def create_controls(visit: Visit) -> list[str]:
+    """Names of the buttons and links that create something, on the current page."""
+    found: list[str] = []
+    for role in ("button", "link"):
+        for element in await visit.page.get_by_role(role).all():
+            name = (await element.inner_text()).strip()
+            if CREATE_CONTROL.match(name):
+                found.append(name)
+    return found
+
+
+async def unlabelled_controls(visit: Visit) -> list[str]:
+    """Inputs, selects and textareas without an accessible name (label, aria-label, aria-labelledby)."""
+    result: list[str] = await visit.page.evaluate(
+        """() => [...document.querySelectorAll('main input, main select, main textarea')]
+            .filter((el) => el.type !== 'hidden' && !(el.labels && el.labels.length)
+                && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby')
+                && !el.closest('[role=region][aria-label]'))
+            .map((el) => el.outerHTML.slice(0, 120))"""
+    )
+    return result
+
+
+class TestSignIn:
+    async def test_root_redirects_and_a_key_signs_in_showing_who_it_is(self, visit: Visit) -> None:
+        await visit.open("/")
+        await expect(visit.page).to_have_url(re.compile(r"/console/?$"))
+        await visit.page.get_by_label("API key").fill("qk_not-a-real-key")
+        await visit.page.get_by_role("button", name="Sign in").click()
+        await expect(visit.page.get_by_role("alert")).to_contain_text("refused")
+        await visit.screenshot("refused")
+
+        await visit.page.get_by_label("API key").fill(ADMIN_TOKEN)
+        await visit.page.get_by_role("button", name="Sign in").click()
+
+        navigation = visit.page.get_by_role("navigation", name="Pages", exact=True)
+        await expect(navigation.get_by_role("link")).to_have_text(NAVIGATION)
+        await expect(visit.page.get_by_label("Signed in as")).to_contain_text("ADMIN")
+        await expect(visit.page.get_by_label("Signed in as")).to_contain_text("every space")
+        await visit.screenshot("signed-in")
+
+    async def test_every_page_has_labelled_controls_and_a_screenshot(self, visit: Visit) -> None:
+        await visit.sign_in(ADMIN_TOKEN)
+        for name in NAVIGATION:
+            await visit.go(name)
+            await visit.page.wait_for_load_state("networkidle")
+            assert await unlabelled_controls(visit) == [], name
+            await visit.screenshot(name.lower().replace(" ", "-"))
+
+    async def test_keyboard_reaches_the_navigation_with_a_visible_focus(self, visit: Visit) -> None:
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.page.keyboard.press("Tab")
+        await expect(visit.page.get_by_role("link", name="Skip to content")).to_be_focused()
+
+        for _ in range(12):
+            await visit.page.keyboard.press("Tab")
+            if await visit.page.evaluate("document.activeElement.textContent") == "Tools":
+                break
+        focused = visit.page.locator(":focus")
+        await expect(focused).to_have_text("Tools")
+        outline = await visit.page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+        assert outline not in ("", "none")
+        await visit.page.keyboard.press("Enter")
+        await expect(visit.page.get_by_role("heading", level=1, name="Tools")).to_be_focused()
+
+
+class TestSpacesAndTools:
+    async def test_create_a_space_and_a_custom_tool_bind_it_and_see_visibility_change(
+        self, visit: Visit, quiver: Quiver
+    ) -> None:
+        page = visit.page
+        other = await quiver.create_space(unique("other").replace("-", "_"))
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.go("Spaces")
+        await page.get_by_role("link", name="Create space").click()
+        space_name = unique("support").replace("-", "_")
+        await page.get_by_label("Name", exact=True).fill("Not Valid!")
+        await page.get_by_label("Label", exact=True).fill("Support")
+        await page.get_by_role("button", name="Create space").click()
+        # The userError sits next to the field it names.
+        await expect(page.get_by_label("Name", exact=True)).to_have_attribute("aria-invalid", "true")
+        name_error = page.locator(".field.invalid .field-error")
+        await expect(name_error).to_be_visible()
+        await visit.screenshot("space-name-error")
+        await page.get_by_label("Name", exact=True).fill(space_name)
+        await page.get_by_role("button", name="Create space").click()
+        await expect(page.get_by_role("heading", level=1)).to_have_text("Space Support")
+        found = re.search(r"/console/spaces/(sp_[^/?]+)", page.url)
+        assert found, page.url
+        space_id = found.group(1)
+
+        await visit.go("Tools")
+        await page.get_by_role("link", name="Create tool").click()
+        tool_name = unique("lookup_order").replace("-", "_")
+        await page.get_by_label("Name", exact=True).fill(tool_name)
+        await page.get_by_label("Label", exact=True).fill("Look up an order")
+        await page.get_by_label("Description").fill("Fetch an order by id.")
+        await page.get_by_label("Endpoint").fill(quiver.tool_server.url(f"/ok/{tool_name}"))
+        await page.get_by_label("Authentication").select_option("BEARER")
+        await page.get_by_label("Secret").fill("s3cret-never-shown")
+        await page.get_by_role("button", name="Create tool").click()
+        await expect(page.get_by_role("heading", level=1)).to_have_text(f"Tool {tool_name}")
+        bindings = page.get_by_role("region", name="Bindings")
+        await expect(bindings).to_contain_text("global")
+        assert "s3cret-never-shown" not in await page.content()
+        await visit.screenshot("tool-global")
+
+        await bindings.get_by_label(re.compile(rf"\({space_name}\)")).check()
+        await bindings.get_by_role("button", name="Save bindings").click()
+        await expect(bindings).to_contain_text("only these spaces see it: Support")
+        await visit.screenshot("tool-bound")
+
+        # Visible in its space, gone from the other one.
+        await visit.open(f"/console/spaces/{space_id}")
+        await expect(page.get_by_role("region", name=re.compile("^Tools"))).to_contain_text(tool_name)
+        await visit.open(f"/console/spaces/{other}")
+        await expect(page.get_by_role("region", name=re.compile("^Tools"))).not_to_contain_text(tool_name)
+
+        # The list filters down to it.
+        await visit.go("Tools")
+        await page.get_by_label("Search").fill(tool_name)
+        await page.get_by_label("Binding").select_option("bound")
+        rows = page.get_by_role("table", name="Tools").get_by_role("row")
+        await expect(rows).to_have_count(2)
+        await expect(rows.nth(1)).to_contain_text(tool_name)
+
+
+class TestLiveCalls:
+    async def test_a_call_made_outside_the_browser_arrives_and_opens(self, visit: Visit, quiver: Quiver) -> None:
+        space = await quiver.create_space(unique("live").replace("-", "_"))
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.go("Live calls")
+        await expect(visit.page.get_by_role("status").first).to_contain_text("Listening")
+        # The subscription is set up by the time the socket answered; give it a moment to register.
+        await visit.page.wait_for_timeout(500)
+
+        result = (
+            await quiver.graphql(
+                "mutation C($input: InvokeToolInput!) { invokeTool(input: $input) { status traceId } }",
+                {"input": {"spaceId": space, "toolId": "bt_calculator", "arguments": {"expression": "6 * 7"}}},
+            )
+        )["invokeTool"]
+        assert result["status"] == "SUCCESS"
+
+        table = visit.page.get_by_role("table", name=re.compile("Live tool calls"))
+        await expect(table.get_by_role("row").nth(1)).to_contain_text("bt_calculator")
+        await visit.screenshot("call-arrived")
+        await table.get_by_role("button", name=re.compile("^Open call")).first.click()
+        detail = visit.page.get_by_role("region", name=re.compile("^Call tc_"))
+        await expect(detail).to_contain_text(result["traceId"])
+        await expect(detail).to_contain_text("42")
+        await visit.screenshot("call-open")
+
+
+class TestAgents:
+    async def test_run_an_agent_and_watch_its_events(self, visit: Visit, quiver: Quiver) -> None:
+        model = quiver.model_server.model("console")
+        # Delays keep the run going while the browser subscribes to its events.
+        model.push(
+            tool_calls(call("calculator", {"expression": "2 + 3"}), delay_s=1.0),
+            final("The answer is 5.", delay_s=0.5),
+        )
+        space = await quiver.create_space(unique("agents").replace("-", "_"))
+        page = visit.page
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.go("Agents")
+        await page.get_by_role("link", name="Create agent").click()
+        await page.get_by_label("Space").select_option(space)
+        await page.get_by_label("Name", exact=True).fill("Adder")
+        await page.get_by_label("Model").fill(model.name)
+        await page.get_by_label("System prompt").fill("You add numbers with the calculator.")
+        await page.get_by_role("checkbox", name=re.compile("^calculator")).check()
+        await page.get_by_role("button", name="Create agent").click()
+        await expect(page.get_by_role("heading", level=1)).to_have_text("Agent Adder")
+
+        await page.get_by_role("button", name="Preview prompt").click()
+        await expect(page.get_by_role("meter", name="Prompt budget used")).to_be_visible()
+
+        await page.get_by_label("Message", exact=True).fill("What is 2 + 3?")
+        await page.get_by_role("button", name="Run agent").click()
+        events = page.get_by_role("list", name="Run events")
+        await expect(events).to_contain_text("FINISHED", timeout=30_000)
+        await expect(events).to_contain_text("TOOL_CALL_FINISHED")
+        await expect(page.get_by_text("The answer is 5.").first).to_be_visible()
+        await visit.screenshot("run-finished")
+        history = page.get_by_role("region", name=re.compile("^Run history"))
+        await expect(history).to_contain_text("SUCCEEDED")
+
+
+class TestSkills:
+    async def test_publish_a_candidate_and_promote_it(self, visit: Visit, quiver: Quiver) -> None:
+        name = unique("reply-style")
+        created = (
+            await quiver.graphql(
+                "mutation K($input: CreateSkillInput!) "
+                "{ createSkill(input: $input) { skill { id } userErrors { message } } }",
+                {
+                    "input": {
+                        "name": name,
+                        "label": "Reply style",
+                        "description": "How to reply.",
+                        "prompt": "Be brief.\nSign with the team name.",
+                    }
+                },
+            )
+        )["createSkill"]
+        assert created["userErrors"] == []
+        page = visit.page
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.open(f"/console/skills/{created['skill']['id']}")
+        await expect(page.get_by_role("heading", level=1)).to_have_text(f"Skill {name}")
+
+        publish = page.get_by_role("form", name="Publish a candidate")
+        await publish.get_by_label("Candidate prompt").fill("Be brief and warm.\nSign with the team name.")
+        await publish.get_by_label("Canary share (%)").fill("25")
+        await publish.get_by_role("button", name="Publish candidate").click()
+        await expect(page.get_by_role("status").filter(has_text="published as the candidate")).to_be_visible()
+        diff = page.get_by_label(re.compile("^Diff from"))
+        await expect(diff).to_contain_text("Be brief and warm.")
+        await visit.screenshot("candidate")
+
+        await page.get_by_role("button", name="Promote 1.0.1 to production").click()
+        await expect(page.get_by_role("status").filter(has_text="now in production")).to_be_visible()
+        history = page.get_by_role("table", name="Channel history")
+        await expect(history).to_contain_text("PROMOTED")
+        await expect(page.get_by_role("definition").filter(has_text="1.0.1 (")).to_be_visible()
+        await visit.screenshot("promoted")
+
+
+class TestRoles:
+    async def test_a_viewer_sees_no_create_controls(self, visit: Visit, quiver: Quiver) -> None:
+        space = await quiver.create_space(unique("viewers").replace("-", "_"))
+        key = await quiver.create_key("--space", space, "--role", "VIEWER")
+        await visit.sign_in(key)
+        await expect(visit.page.get_by_label("Signed in as")).to_contain_text("VIEWER")
+        for name in NAVIGATION:
+            await visit.go(name)
+            await visit.page.wait_for_load_state("networkidle")
+            assert await create_controls(visit) == [], name
+        await visit.screenshot("viewer-tools")
+
+    async def test_an_admin_sees_them(self, visit: Visit) -> None:
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.go("Tools")
+        assert "Create tool" in await create_controls(visit)
+
+
+class TestRevocation:
+    async def test_revoking_the_key_in_use_signs_the_console_out_with_the_reason(
+        self, visit: Visit, quiver: Quiver
+    ) -> None:
+        space = await quiver.create_space(unique("revoked").replace("-", "_"))
+        key = await quiver.create_key("--space", space, "--role", "MEMBER", "--label", "soon revoked")
+        await visit.sign_in(key)
+        await visit.go("Tools")
+
+        key_id = (await quiver.graphql("{ viewer { keyId } }", key=key))["viewer"]["keyId"]
+        with sqlite3.connect(quiver.directory / "quiver.db") as database:
+            database.execute("UPDATE api_key SET revoked_at = CURRENT_TIMESTAMP WHERE id = ?", (key_id,))
+        revoked_at = time.monotonic()
+
+        await expect(visit.page.get_by_label("API key")).to_be_visible(timeout=SIGN_OUT_DEADLINE_MS)
+        assert time.monotonic() - revoked_at < SIGN_OUT_DEADLINE_MS / 1000
+        await expect(visit.page.get_by_role("alert")).to_contain_text("revoked")
+        await visit.screenshot("signed-out")
+        assert await quiver.status_for(key) == 401
+
+
+class TestGraphiQL:
+    async def test_asks_for_a_key_then_loads_the_schema_and_runs_a_subscription(
+        self, visit: Visit, quiver: Quiver
+    ) -> None:
+        page = visit.page
+        space = await quiver.create_space(unique("graphiql").replace("-", "_"))
+        await visit.open("/graphql")
+        await page.get_by_label("API key").fill(ADMIN_TOKEN)
+        await page.get_by_role("button", name="Sign in").click()
+
+        await page.get_by_role("button", name="Show Documentation Explorer").click()
+        await expect(page.get_by_text("Subscription", exact=True).first).to_be_visible()
+
+        editor = page.get_by_role("region", name="Query Editor").get_by_role("textbox")
+        await editor.focus()
+        await page.keyboard.press("Control+A")
+        await page.keyboard.type("subscription Live { toolCalls { toolId status } }")
+        # GraphiQL has parsed the new operation once its tab carries its name.
+        await expect(page.get_by_role("tab", name="Live")).to_be_visible()
+        await page.get_by_role("button", name=re.compile("^Execute query")).click()
+        await page.wait_for_timeout(1000)
+        await quiver.graphql(
+            "mutation C($input: InvokeToolInput!) { invokeTool(input: $input) { status } }",
+            {"input": {"spaceId": space, "toolId": "bt_current_time", "arguments": {}}},
+        )
+        result = page.get_by_role("region", name="Result Window")
+        await expect(result).to_contain_text("bt_current_time", timeout=20_000)
+        await visit.screenshot("subscription")
+
+    async def test_the_console_key_is_used_without_asking(self, visit: Visit) -> None:
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.open("/graphql")
+
+        await expect(visit.page.get_by_role("button", name="Show Documentation Explorer")).to_be_visible()
+        await expect(visit.page.get_by_label("API key")).to_have_count(0)
