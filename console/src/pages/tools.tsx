@@ -74,14 +74,30 @@ function useDebounced<T>(value: T, delayMs: number): T {
   return settled;
 }
 
+type Scope = "" | "global" | "bound";
+
+/** The filters live in the address (?search=&type=&status=&binding=&space=): a filtered list can be bookmarked. */
+function useFilterParam<T extends string>(name: string): [T, (value: T) => void] {
+  const [value, setValue] = useState<T>((useSearchParam(name) ?? "") as T);
+  const update = (next: T) => {
+    setValue(next);
+    const params = new URLSearchParams(window.location.search);
+    if (next) params.set(name, next);
+    else params.delete(name);
+    const query = params.toString();
+    window.history.replaceState(null, "", `${window.location.pathname}${query ? `?${query}` : ""}`);
+  };
+  return [value, update];
+}
+
 function ToolList() {
   const { api, can } = useSession();
   const spaces = useSpaceOptions();
-  const [search, setSearch] = useState("");
-  const [type, setType] = useState<ToolType | "">("");
-  const [status, setStatus] = useState<Status | "">("");
-  const [scope, setScope] = useState<"" | "global" | "bound">("");
-  const [spaceId, setSpaceId] = useState(useSearchParam("space") ?? "");
+  const [search, setSearch] = useFilterParam<string>("search");
+  const [type, setType] = useFilterParam<ToolType | "">("type");
+  const [status, setStatus] = useFilterParam<Status | "">("status");
+  const [scope, setScope] = useFilterParam<Scope>("binding");
+  const [spaceId, setSpaceId] = useFilterParam<string>("space");
   const query = useDebounced(search.trim(), 250);
   const filter = {
     search: query || null,
