@@ -6,6 +6,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 
@@ -74,6 +75,25 @@ class Settings(BaseSettings):
     delegation_depth_limit: int = 3
     # bt_send_message waits for the other agent's run: its own cap instead of the builtin 5 s.
     delegation_timeout_s: float = 120.0
+    # A replica's lease on the runs it executes; a RUNNING run whose lease ran out (its replica
+    # died) is taken over by a live replica, found at start-up and every half lease.
+    run_lease_s: float = 30.0
+    # A tool call waiting for approval is refused after this long (24 h).
+    approval_timeout_s: float = 86_400.0
+    # Run traces are kept this many days, then pruned by the server.
+    trace_retention_days: float = 30.0
+    # OpenTelemetry (not prefixed): with an OTLP/HTTP endpoint, runs are also exported as spans.
+    otel_endpoint: str | None = Field(
+        default=None, validation_alias=AliasChoices("OTEL_EXPORTER_OTLP_ENDPOINT", "otel_endpoint")
+    )
+    otel_service_name: str = Field(
+        default="quiver", validation_alias=AliasChoices("OTEL_SERVICE_NAME", "otel_service_name")
+    )
+    # Message content in the spans (the GenAI conventions' opt-in), from the already scrubbed trace.
+    otel_capture_content: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "otel_capture_content"),
+    )
 
     # Knowledge bases: chunking (characters), embeddings, search and the prompt context block.
     chunk_size: int = 800

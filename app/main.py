@@ -51,9 +51,11 @@ from app.knowledge.tool import TOOL_ID as SEARCH_KNOWLEDGE_TOOL_ID
 from app.knowledge.tool import SearchKnowledgeTool
 from app.principal import Principal
 from app.runtime.model import ModelClient
+from app.runtime.otel import otlp_exporter
 from app.runtime.prompt import PromptBuilder, PromptSettings
 from app.runtime.service import AgentRuntime, RuntimeSettings
 from app.runtime.skill_source import RoutedSkillProvider
+from app.runtime.trace import Scrubber
 from app.spaces import service as spaces_service
 from schema.context import Context
 from schema.schema import build_schema, export_sdl
@@ -284,7 +286,25 @@ def build_services(settings: Settings) -> Services:
             tool_parallelism=settings.tool_parallelism,
             delegation_depth_limit=settings.delegation_depth_limit,
             stream=settings.model_stream,
+            lease_s=settings.run_lease_s,
+            approval_timeout_s=settings.approval_timeout_s,
+            trace_retention_days=settings.trace_retention_days,
         ),
+        # No platform secret may appear in a trace, wherever a model or a tool echoes it.
+        scrubber=Scrubber(
+            [
+                settings.openai_api_key,
+                settings.embeddings_api_key,
+                settings.admin_token,
+                settings.secret_key,
+                settings.metrics_token,
+            ]
+        ),
+        sink=otlp_exporter(
+            settings.otel_endpoint, settings.otel_service_name, capture_content=settings.otel_capture_content
+        )
+        if settings.otel_endpoint
+        else None,
     )
     builtins.register("bt_send_message", runtime.send_message, cap_seconds=settings.delegation_timeout_s)
     return Services(
@@ -323,6 +343,9 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
                 print_first_admin_key(new_key)
             # A local embedding model takes seconds to load: before the first request, not in it.
             await services.knowledge.warm_up()
+        # Leases on this replica's runs, and the sweep continuing the runs of replicas that are
+        # gone (a first one now): once the database is migrated.
+        await services.runtime.start()
         yield
         await services.close()
 

@@ -65,9 +65,54 @@ class RunStatus(Enum):
     SUCCEEDED = strawberry.enum_value("SUCCEEDED", description="Finished with a final answer.")
     FAILED = strawberry.enum_value("FAILED", description="Ended by an error; see `error`.")
     MAX_STEPS = strawberry.enum_value("MAX_STEPS", description="Stopped at maxSteps before a final answer.")
+    WAITING_APPROVAL = strawberry.enum_value(
+        "WAITING_APPROVAL",
+        description="A tool call waits for a person's decision (pendingApprovals); nothing holds the run meanwhile.",
+    )
 
 
 @strawberry.enum(description="Outcome of one tool call.")
 class CallStatus(Enum):
     SUCCESS = strawberry.enum_value("SUCCESS", description="The tool returned data.")
     FAILED = strawberry.enum_value("FAILED", description="The call failed; see `error`.")
+    PENDING_APPROVAL = strawberry.enum_value(
+        "PENDING_APPROVAL",
+        description="Proposed by an agent, waiting for a person's decision (see `approval`); it has not run.",
+    )
+
+
+@strawberry.enum(description="When an agent's call of a tool waits for a person's approval before it runs.")
+class ApprovalPolicy(Enum):
+    NEVER = strawberry.enum_value("NEVER", description="Never: the call runs at once (the default).")
+    ALWAYS = strawberry.enum_value("ALWAYS", description="Every call waits for approval.")
+    WRITE_ONLY = strawberry.enum_value(
+        "WRITE_ONLY", description="Calls wait for approval when the tool's side effect is WRITE."
+    )
+
+
+@strawberry.enum(description="A person's decision on a tool call that waited for approval.")
+class ApprovalDecision(Enum):
+    PENDING = strawberry.enum_value("PENDING", description="Not decided yet.")
+    APPROVED = strawberry.enum_value("APPROVED", description="Approved: the call ran (or runs now).")
+    REJECTED = strawberry.enum_value("REJECTED", description="Rejected: the call did not run; the model was told why.")
+    EXPIRED = strawberry.enum_value(
+        "EXPIRED", description="Nobody decided within QUIVER_APPROVAL_TIMEOUT_S: refused like a rejection."
+    )
+
+
+@strawberry.enum(description="What one stage of a run's trace was.")
+class RunStageKind(Enum):
+    PROMPT = strawberry.enum_value("PROMPT", description="Assembling the system prompt: sections, sizes, cuts.")
+    SKILL_ROUTING = strawberry.enum_value(
+        "SKILL_ROUTING", description="Choosing the skills and versions to inject: candidates, scores, canary buckets."
+    )
+    KNOWLEDGE = strawberry.enum_value(
+        "KNOWLEDGE", description="Searching the mounted knowledge bases: queries, hits, citations, failures."
+    )
+    MODEL_CALL = strawberry.enum_value(
+        "MODEL_CALL", description="One model call: messages sent, reply, tool calls asked for, tokens, latency."
+    )
+    TOOL_CALL = strawberry.enum_value("TOOL_CALL", description="One tool call: its arguments and the envelope.")
+    APPROVAL = strawberry.enum_value(
+        "APPROVAL", description="A person's decision on a tool call, and how long it took."
+    )

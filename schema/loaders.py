@@ -16,7 +16,7 @@ from strawberry.dataloader import DataLoader
 
 from app.agents import repository as agents_repository
 from app.agents.models import Agent
-from app.agents.runs import AgentRun
+from app.agents.runs import AgentRun, RunStage, ToolCallApproval
 from app.gateway import repository as calls_repository
 from app.gateway.models import ToolCall
 from app.gateway.stats import CallStats, stats_for_tools
@@ -91,6 +91,8 @@ class Loaders:
     tool_visible_in_space: DataLoader[tuple[str, str], bool]
     run_by_id: DataLoader[str, AgentRun | None]
     tool_calls_by_run_id: DataLoader[str, list[ToolCall]]
+    stages_by_run_id: DataLoader[str, list[RunStage]]
+    approval_by_tool_call_id: DataLoader[str, ToolCallApproval | None]
     call_stats_by_tool: DataLoader[StatsKey, CallStats]
 
 
@@ -113,6 +115,10 @@ def build_loaders(session_factory: SessionFactory) -> Loaders:
         tool_visible_in_space=DataLoader(load_fn=_visibility_loader(session_factory)),
         run_by_id=_rows_by_key(session_factory, runs_repository.runs_by_ids, lambda row: row.id),
         tool_calls_by_run_id=_lists_by_key(session_factory, calls_repository.calls_by_run_ids),
+        stages_by_run_id=_lists_by_key(session_factory, runs_repository.stages_by_run_ids),
+        approval_by_tool_call_id=_rows_by_key(
+            session_factory, runs_repository.approvals_by_ids, lambda row: row.tool_call_id
+        ),
     )
 
 

@@ -22,6 +22,8 @@ class Agent(Base):
     status: Mapped[str] = mapped_column(String(16), default="ACTIVE")
     mounted_kb_ids: Mapped[list[str]] = mapped_column(JsonType, default=list)
     activated_tool_ids: Mapped[list[str]] = mapped_column(JsonType, default=list)
+    # Per activated tool, an approval policy overriding the tool's own: {tool_id: NEVER|ALWAYS|WRITE_ONLY}.
+    tool_approvals: Mapped[dict[str, str]] = mapped_column(JsonType, default=dict)
     # Skill ids, optionally pinned to a version: "sk_email_draft@1.2.0".
     bound_skill_ids: Mapped[list[str]] = mapped_column(JsonType, default=list)
     # The OUTPUT_FORMAT section of the prompt: how answers must be shaped.

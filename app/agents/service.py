@@ -17,6 +17,7 @@ from app.skills import repository as skills_repository
 from app.skills import service as skills_service
 from app.spaces import repository as spaces_repository
 from app.tools import repository as tools_repository
+from app.tools.service import APPROVAL_POLICIES
 from app.validation import SEMVER, check_not_blank, check_range
 
 MAX_STEPS_LIMIT = 50
@@ -35,6 +36,8 @@ class AgentInput:
     activated_tool_ids: list[str] | None = None
     bound_skill_ids: list[str] | None = None
     output_format: str | None = None
+    #: (tool id, NEVER|ALWAYS|WRITE_ONLY) overriding the tools' approval policies.
+    tool_approvals: list[tuple[str, str]] | None = None
 
 
 def split_skill_reference(reference: str) -> tuple[str, str | None]:
@@ -156,6 +159,25 @@ async def _apply(session: AsyncSession, agent: Agent, data: AgentInput) -> None:
         )
     if data.mounted_kb_ids is not None:
         agent.mounted_kb_ids = await _check_knowledge_bases(session, agent.space_id, data.mounted_kb_ids)
+    activated = set(agent.activated_tool_ids or [])
+    if data.tool_approvals is not None:
+        overrides: dict[str, str] = {}
+        for index, (tool_id, policy) in enumerate(data.tool_approvals):
+            if tool_id not in activated:
+                raise DomainError(
+                    "NOT_ACTIVATED",
+                    f"Tool {tool_id!r} is not an activated tool of this agent.",
+                    ["input", "toolApprovals", str(index), "toolId"],
+                )
+            if policy not in APPROVAL_POLICIES:
+                raise DomainError(
+                    "INVALID", "approval is NEVER, ALWAYS or WRITE_ONLY.", ["input", "toolApprovals", str(index)]
+                )
+            overrides[tool_id] = policy
+        agent.tool_approvals = overrides
+    elif agent.tool_approvals:
+        # A tool no longer activated takes its override with it.
+        agent.tool_approvals = {key: value for key, value in agent.tool_approvals.items() if key in activated}
 
 
 async def create_agent(session: AsyncSession, principal: Principal, data: AgentInput) -> Agent:
@@ -178,6 +200,7 @@ async def create_agent(session: AsyncSession, principal: Principal, data: AgentI
         mounted_kb_ids=[],
         activated_tool_ids=[],
         bound_skill_ids=[],
+        tool_approvals={},
     )
     await _apply(session, agent, data)
     session.add(agent)

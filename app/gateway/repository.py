@@ -13,6 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.gateway.models import IdempotencyRecord, ToolCall
 from app.pagination import Page, PageRequest, count, fetch_page
 
+# A call an agent proposed that waits for a person's decision: it has not run (yet).
+PENDING_APPROVAL = "PENDING_APPROVAL"
+
 
 @dataclass(frozen=True)
 class CallFilter:
@@ -73,6 +76,12 @@ async def calls_by_run_ids(session: AsyncSession, run_ids: Sequence[str]) -> dic
 INSERT_CALL = insert(ToolCall.__table__)  # type: ignore[arg-type]  # __table__ is typed as FromClause
 
 
+async def replace_call(session: AsyncSession, row: dict[str, Any]) -> None:
+    """Write a call's outcome over its placeholder row (a call that waited for approval)."""
+    values = {key: value for key, value in row.items() if key != "id"}
+    await session.execute(update(ToolCall).where(ToolCall.id == row["id"]).values(**values))
+
+
 async def get_call(session: AsyncSession, call_id: str) -> ToolCall | None:
     return await session.get(ToolCall, call_id)
 
@@ -83,7 +92,7 @@ async def stats_rows(
     """(tool_id, status, error_code, latency_ms, started_at) of the matching calls."""
     statement = select(
         ToolCall.tool_id, ToolCall.status, ToolCall.error_code, ToolCall.latency_ms, ToolCall.started_at
-    ).where(ToolCall.tool_id.in_(tool_ids))
+    ).where(ToolCall.tool_id.in_(tool_ids), ToolCall.status != PENDING_APPROVAL)
     if since is not None:
         statement = statement.where(ToolCall.started_at >= since)
     if space_ids is not None:

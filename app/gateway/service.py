@@ -70,6 +70,10 @@ class CallRequest:
     run_id: str | None
     idempotency_key: str | None
     delegation_depth: int
+    # An agent run names its calls before they run (``tc_…``), so it can find their rows after a crash.
+    call_id: str | None = None
+    # The row exists already (a call that waited for approval): the outcome replaces it.
+    replace_pending: bool = False
 
 
 def _redact(value: Any) -> Any:
@@ -152,9 +156,20 @@ class ToolGateway:
         run_id: str | None = None,
         idempotency_key: str | None = None,
         delegation_depth: int = 0,
+        call_id: str | None = None,
+        replace_pending: bool = False,
     ) -> ToolResult:
         request = CallRequest(
-            principal, space_id, tool_id, arguments, agent_id, run_id, idempotency_key, delegation_depth
+            principal,
+            space_id,
+            tool_id,
+            arguments,
+            agent_id,
+            run_id,
+            idempotency_key,
+            delegation_depth,
+            call_id,
+            replace_pending,
         )
         trace_id = secrets.token_hex(16)
         started_at = utcnow()
@@ -189,6 +204,21 @@ class ToolGateway:
             failure = ToolFailure(INTERNAL_ERROR, "The tool call failed inside the platform.", f"trace {trace_id}")
         latency_ms = (time.perf_counter() - clock) * 1000
         return await self._finish(request, tool, trace_id, started_at, latency_ms, attempts, data, failure)
+
+    async def check_arguments(
+        self, principal: Principal, space_id: str, tool_id: str, arguments: Any
+    ) -> ToolFailure | None:
+        """What ``execute`` would refuse before running anything (availability, role,
+        arguments against the schema), without running or logging; None when it would run."""
+        request = CallRequest(principal, space_id, tool_id, arguments, None, None, None, 0)
+        try:
+            resolved = await self._resolve(request)
+            if resolved is None:
+                return _not_available(tool_id)
+            self._check(request, *resolved)
+        except ToolFailure as refused:
+            return refused
+        return None
 
     # ------------------------------------------------------------ steps
 
@@ -404,7 +434,7 @@ class ToolGateway:
         error: ToolError | None = failure.error if failure else None
         static_keys = set((tool.static_arguments or {}) if tool else {})
         status = "FAILED" if error else "SUCCESS"
-        call_id = new_id("tc_")
+        call_id = request.call_id or new_id("tc_")
         row: dict[str, Any] = {
             "id": call_id,
             "tool_id": request.tool_id[:MAX_IDENTIFIER_LENGTH],
@@ -426,7 +456,11 @@ class ToolGateway:
             "started_at": started_at,
             "finished_at": utcnow(),
         }
-        await self.call_log.write(row)
+        if request.replace_pending:
+            async with self.session_factory() as session, session.begin():
+                await calls_repository.replace_call(session, row)
+        else:
+            await self.call_log.write(row)
         # Only resolved tools get their own label: a caller's made-up ids must not grow the series.
         metrics.observe(
             tool.type if tool else "UNKNOWN",

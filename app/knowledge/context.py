@@ -39,6 +39,8 @@ class KnowledgeContext:
     citations: list[Citation] = field(default_factory=list)
     #: Knowledge base id → why it could not be searched.
     failures: dict[str, str] = field(default_factory=dict)
+    #: Every hit of the search, in rank order, cited or not (a run's trace shows them).
+    hits: list[SearchHit] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.text)
@@ -119,6 +121,7 @@ async def knowledge_context(
     outcome = await searcher.search([kb.id for kb in kbs], message, top_k)
     context = format_context(outcome.hits, budget_chars)
     context.failures = dict(outcome.failures)
+    context.hits = list(outcome.hits)
     return context
 
 
@@ -130,7 +133,11 @@ class KnowledgeContextProvider:
         self.top_k = top_k
 
     async def context(self, agent: Agent, message: str, *, budget_chars: int) -> str | None:
-        found = await knowledge_context(
+        found = await self.gather(agent, message, budget_chars=budget_chars)
+        return found.text or None
+
+    async def gather(self, agent: Agent, message: str, *, budget_chars: int) -> KnowledgeContext:
+        """The block with what explains it: every hit with its score, the citations, failures."""
+        return await knowledge_context(
             self.search.session_factory, agent, message, budget_chars=budget_chars, top_k=self.top_k, search=self.search
         )
-        return found.text or None

@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.agents.models import Agent
+from app.db import utcnow
+from app.knowledge.context import KnowledgeContext
+from app.runtime import trace
 from app.runtime.functions import FunctionSet, build_function_set
 from app.tools import repository as tools_repository
 
@@ -56,6 +59,11 @@ class SkillSection:
 class SkillSelection:
     sections: list[SkillSection] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: For the run's trace: every bound skill considered, with its score, version, reason.
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    #: The routing limit, and whether the skills had to be routed (more than the limit).
+    limit: int | None = None
+    routed: bool = False
 
 
 class SkillProvider(Protocol):
@@ -68,6 +76,13 @@ class KnowledgeProvider(Protocol):
     async def context(self, agent: Agent, message: str, *, budget_chars: int) -> str | None: ...
 
 
+@runtime_checkable
+class DetailedKnowledgeProvider(Protocol):
+    """A knowledge provider that also tells what explains its block (hits, citations, failures)."""
+
+    async def gather(self, agent: Agent, message: str, *, budget_chars: int) -> KnowledgeContext: ...
+
+
 @dataclass
 class AssembledPrompt:
     system_prompt: str
@@ -77,6 +92,8 @@ class AssembledPrompt:
     functions: FunctionSet
     skill_versions: list[dict[str, Any]]
     injected_skills: list[SkillSection] = field(default_factory=list)
+    #: SKILL_ROUTING, KNOWLEDGE and PROMPT stages of the run's trace, in that order.
+    stages: list[trace.Stage] = field(default_factory=list)
 
 
 @dataclass
@@ -109,8 +126,12 @@ class PromptBuilder:
         force_channel: str | None = None,
     ) -> AssembledPrompt:
         warnings: list[str] = []
+        stages: list[trace.Stage] = []
+        started = utcnow()
         sections = [Section(ROLE, agent.system_prompt.strip(), source=agent.id)]
+        routing_started = utcnow()
         selection = await self.skills.select(agent, message, session_id=session_id, force_channel=force_channel)
+        stages.append(_routing_stage(selection, routing_started))
         warnings.extend(selection.notes)
         for skill in selection.sections:
             if len(skill.prompt) > self.settings.skill_max_chars:
@@ -125,7 +146,14 @@ class PromptBuilder:
         if output_format:
             sections.append(Section(OUTPUT_FORMAT, output_format.strip(), source=agent.id))
         if self.knowledge is not None and agent.mounted_kb_ids:
-            context = await self.knowledge.context(agent, message, budget_chars=self.settings.knowledge_budget_chars)
+            knowledge_started = utcnow()
+            budget = self.settings.knowledge_budget_chars
+            if isinstance(self.knowledge, DetailedKnowledgeProvider):
+                gathered = await self.knowledge.gather(agent, message, budget_chars=budget)
+                context: str | None = gathered.text or None
+                stages.append(_knowledge_stage(agent, message, budget, gathered, knowledge_started))
+            else:
+                context = await self.knowledge.context(agent, message, budget_chars=budget)
             if context:
                 sections.append(Section(KNOWLEDGE, context.strip(), source=",".join(agent.mounted_kb_ids)))
         if user_profile:
@@ -137,16 +165,42 @@ class PromptBuilder:
         functions = await self._functions(agent)
         system_prompt = SECTION_SEPARATOR.join(section.text for section in sections if section.text)
         tool_text = json.dumps(functions.definitions, ensure_ascii=False)
+        token_estimate = estimate_tokens(system_prompt) + estimate_tokens(tool_text) + estimate_tokens(message)
+        stages.append(
+            trace.Stage(
+                trace.PROMPT,
+                started,
+                utcnow(),
+                {
+                    "budgetChars": self.settings.budget_chars,
+                    "chars": len(system_prompt),
+                    "tokenEstimate": token_estimate,
+                    "sections": [
+                        {
+                            "kind": section.kind,
+                            "source": section.source,
+                            "chars": len(section.text),
+                            "truncated": section.truncated,
+                            "reason": section.reason,
+                        }
+                        for section in sections
+                    ],
+                    "warnings": list(warnings),
+                    "functions": sorted(functions.tool_by_name),
+                },
+            )
+        )
         return AssembledPrompt(
             system_prompt=system_prompt,
             sections=sections,
-            token_estimate=estimate_tokens(system_prompt) + estimate_tokens(tool_text) + estimate_tokens(message),
+            token_estimate=token_estimate,
             warnings=warnings,
             functions=functions,
             skill_versions=[
                 {"skillId": skill.skill_id, "version": skill.version, "channel": skill.channel} for skill in injected
             ],
             injected_skills=injected,
+            stages=stages,
         )
 
     def _fit(self, sections: list[Section], warnings: list[str]) -> list[Section]:
@@ -180,3 +234,52 @@ class PromptBuilder:
             visible = await tools_repository.visible_tool_ids(session, agent.space_id, list(agent.activated_tool_ids))
             tools = await tools_repository.tools_by_ids(session, sorted(visible))
         return build_function_set(tools)
+
+
+def _routing_stage(selection: SkillSelection, started: Any) -> trace.Stage:
+    return trace.Stage(
+        trace.SKILL_ROUTING,
+        started,
+        utcnow(),
+        {
+            "limit": selection.limit,
+            "routed": selection.routed,
+            "candidates": selection.candidates,
+            "chosen": [
+                {"skillId": skill.skill_id, "version": skill.version, "channel": skill.channel}
+                for skill in selection.sections
+            ],
+            "notes": list(selection.notes),
+        },
+    )
+
+
+def _knowledge_stage(
+    agent: Agent, message: str, budget_chars: int, gathered: KnowledgeContext, started: Any
+) -> trace.Stage:
+    cited = {(citation.document_id, citation.chunk_index): citation.number for citation in gathered.citations}
+    return trace.Stage(
+        trace.KNOWLEDGE,
+        started,
+        utcnow(),
+        {
+            "queries": [message[: trace.TEXT_CAP]],
+            "knowledgeBaseIds": list(agent.mounted_kb_ids),
+            "budgetChars": budget_chars,
+            "chars": len(gathered.text),
+            "hits": [
+                {
+                    "knowledgeBaseId": hit.knowledge_base_id,
+                    "documentId": hit.document_id,
+                    "title": hit.title,
+                    "source": hit.source,
+                    "chunkIndex": hit.chunk_index,
+                    "score": hit.score,
+                    "citation": cited.get((hit.document_id, hit.chunk_index)),
+                }
+                for hit in gathered.hits
+            ],
+            "citations": len(gathered.citations),
+            "partialSources": dict(gathered.failures),
+        },
+    )

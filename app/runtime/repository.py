@@ -1,15 +1,23 @@
-"""Every SQL statement of the runtime: runs, conversation turns and the agent inbox."""
+"""Every SQL statement of the runtime: runs, their leases, checkpoints, approvals and
+traces, conversation turns and the agent inbox."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Select, select, update
+from sqlalchemy import Select, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.agents.runs import AgentMessage, AgentRun, AgentSessionMessage
+from app.agents.runs import AgentMessage, AgentRun, AgentSessionMessage, RunStage, ToolCallApproval
+from app.gateway.models import ToolCall
+from app.gateway.repository import PENDING_APPROVAL
 from app.pagination import Page, PageRequest, count, fetch_page
+from app.runtime.trace import Stage
+
+RUNNING = "RUNNING"
+WAITING_APPROVAL = "WAITING_APPROVAL"
 
 
 async def get_run(session: AsyncSession, run_id: str) -> AgentRun | None:
@@ -75,3 +83,269 @@ async def mark_delivered(session: AsyncSession, message_ids: Sequence[str], now:
 
 async def get_message(session: AsyncSession, message_id: str) -> AgentMessage | None:
     return await session.get(AgentMessage, message_id)
+
+
+# ---------------------------------------------------------------- leases
+
+
+def _rowcount(result: Any) -> int:
+    return int(result.rowcount or 0)
+
+
+async def renew_leases(session: AsyncSession, run_ids: Sequence[str], owner_id: str, until: datetime) -> int:
+    """Extend this replica's leases on the runs it is executing; returns how many it still holds."""
+    if not run_ids:
+        return 0
+    result = await session.execute(
+        update(AgentRun)
+        .where(AgentRun.id.in_(run_ids), AgentRun.owner_id == owner_id, AgentRun.status == RUNNING)
+        .values(lease_expires_at=until)
+    )
+    return _rowcount(result)
+
+
+async def orphaned_run_ids(session: AsyncSession, now: datetime, limit: int) -> list[str]:
+    """RUNNING runs whose lease ran out (or that never had one: started before leases existed)."""
+    statement = (
+        select(AgentRun.id)
+        .where(AgentRun.status == RUNNING, or_(AgentRun.lease_expires_at.is_(None), AgentRun.lease_expires_at < now))
+        .order_by(AgentRun.lease_expires_at)
+        .limit(limit)
+    )
+    return list((await session.scalars(statement)).all())
+
+
+async def take_over(session: AsyncSession, run_id: str, owner_id: str, now: datetime, until: datetime) -> bool:
+    """Become the owner of an orphaned run; False when someone else was quicker or it recovered."""
+    result = await session.execute(
+        update(AgentRun)
+        .where(
+            AgentRun.id == run_id,
+            AgentRun.status == RUNNING,
+            or_(AgentRun.lease_expires_at.is_(None), AgentRun.lease_expires_at < now),
+        )
+        .values(owner_id=owner_id, lease_expires_at=until, takeovers=AgentRun.takeovers + 1)
+    )
+    return _rowcount(result) == 1
+
+
+async def claim_waiting(session: AsyncSession, run_id: str, owner_id: str, until: datetime) -> bool:
+    """Continue a run that waited for approval: only one replica wins."""
+    result = await session.execute(
+        update(AgentRun)
+        .where(AgentRun.id == run_id, AgentRun.status == WAITING_APPROVAL)
+        .values(status=RUNNING, owner_id=owner_id, lease_expires_at=until)
+    )
+    return _rowcount(result) == 1
+
+
+async def save_checkpoint(
+    session: AsyncSession,
+    run_id: str,
+    owner_id: str,
+    checkpoint: dict[str, Any],
+    *,
+    steps: int,
+    prompt_tokens: int,
+    completion_tokens: int,
+    status: str = RUNNING,
+) -> bool:
+    """Store the run's state if this replica still owns it; False when the lease was lost.
+
+    With ``status`` WAITING_APPROVAL the run is released: no owner, no lease, nothing held."""
+    values: dict[str, Any] = {
+        "checkpoint": checkpoint,
+        "steps": steps,
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "status": status,
+    }
+    if status == WAITING_APPROVAL:
+        values.update(owner_id=None, lease_expires_at=None)
+    result = await session.execute(
+        update(AgentRun)
+        .where(AgentRun.id == run_id, AgentRun.owner_id == owner_id, AgentRun.status == RUNNING)
+        .values(**values)
+    )
+    return _rowcount(result) == 1
+
+
+async def lock_owned_run(session: AsyncSession, run_id: str, owner_id: str) -> AgentRun | None:
+    """The run if this replica still owns it and it is RUNNING (for finishing it)."""
+    statement = (
+        select(AgentRun)
+        .where(AgentRun.id == run_id, AgentRun.owner_id == owner_id, AgentRun.status == RUNNING)
+        .execution_options(populate_existing=True)
+    )
+    return await session.scalar(statement)
+
+
+# ---------------------------------------------------------------- approvals
+
+
+async def approvals_by_ids(session: AsyncSession, tool_call_ids: Sequence[str]) -> list[ToolCallApproval]:
+    if not tool_call_ids:
+        return []
+    statement = (
+        select(ToolCallApproval)
+        .where(ToolCallApproval.tool_call_id.in_(tool_call_ids))
+        .execution_options(populate_existing=True)
+    )
+    return list((await session.scalars(statement)).all())
+
+
+async def get_approval(session: AsyncSession, tool_call_id: str) -> ToolCallApproval | None:
+    return await session.get(ToolCallApproval, tool_call_id, populate_existing=True)
+
+
+async def decide_approval(
+    session: AsyncSession,
+    tool_call_id: str,
+    *,
+    decision: str,
+    decided_by: str | None,
+    decided_at: datetime,
+    comment: str | None,
+    arguments: dict[str, Any] | None,
+    require_open_at: datetime | None,
+) -> bool:
+    """Record a decision on a waiting call; False when it was decided already (or expired,
+    when ``require_open_at`` is given)."""
+    statement = update(ToolCallApproval).where(
+        ToolCallApproval.tool_call_id == tool_call_id, ToolCallApproval.decision.is_(None)
+    )
+    if require_open_at is not None:
+        statement = statement.where(ToolCallApproval.expires_at > require_open_at)
+    result = await session.execute(
+        statement.values(
+            decision=decision, decided_by=decided_by, decided_at=decided_at, comment=comment, arguments=arguments
+        )
+    )
+    return _rowcount(result) == 1
+
+
+async def start_approved_execution(session: AsyncSession, tool_call_id: str, now: datetime) -> bool:
+    """Mark an approved call as handed to the gateway; False when that happened before (it may have run)."""
+    result = await session.execute(
+        update(ToolCallApproval)
+        .where(ToolCallApproval.tool_call_id == tool_call_id, ToolCallApproval.execution_started_at.is_(None))
+        .values(execution_started_at=now)
+    )
+    return _rowcount(result) == 1
+
+
+async def settle_approvals(session: AsyncSession, tool_call_ids: Sequence[str], now: datetime) -> None:
+    if tool_call_ids:
+        await session.execute(
+            update(ToolCallApproval)
+            .where(ToolCallApproval.tool_call_id.in_(tool_call_ids), ToolCallApproval.settled_at.is_(None))
+            .values(settled_at=now)
+        )
+
+
+async def runs_ready_to_continue(session: AsyncSession, now: datetime, limit: int) -> list[str]:
+    """Runs waiting for approval of which a call was decided, or ran out of time, and is not settled."""
+    statement = (
+        select(ToolCallApproval.run_id)
+        .join(AgentRun, AgentRun.id == ToolCallApproval.run_id)
+        .where(
+            AgentRun.status == WAITING_APPROVAL,
+            ToolCallApproval.settled_at.is_(None),
+            or_(ToolCallApproval.decision.is_not(None), ToolCallApproval.expires_at < now),
+        )
+        .distinct()
+        .limit(limit)
+    )
+    return list((await session.scalars(statement)).all())
+
+
+async def run_has_decisions(session: AsyncSession, run_id: str, now: datetime) -> bool:
+    """Whether a call of the run was decided, or ran out of time, and is not settled yet."""
+    statement = (
+        select(ToolCallApproval.tool_call_id)
+        .where(
+            ToolCallApproval.run_id == run_id,
+            ToolCallApproval.settled_at.is_(None),
+            or_(ToolCallApproval.decision.is_not(None), ToolCallApproval.expires_at < now),
+        )
+        .limit(1)
+    )
+    return (await session.scalar(statement)) is not None
+
+
+def _pending_approvals_statement(space_id: str, now: datetime) -> Select[ToolCall]:
+    waiting = select(ToolCallApproval.tool_call_id).where(
+        ToolCallApproval.space_id == space_id,
+        ToolCallApproval.settled_at.is_(None),
+        ToolCallApproval.decision.is_(None),
+        ToolCallApproval.expires_at > now,
+    )
+    return select(ToolCall).where(
+        ToolCall.space_id == space_id, ToolCall.status == PENDING_APPROVAL, ToolCall.id.in_(waiting)
+    )
+
+
+async def list_pending_approvals(
+    session: AsyncSession, space_id: str, now: datetime, page: PageRequest
+) -> Page[ToolCall]:
+    return await fetch_page(session, _pending_approvals_statement(space_id, now), ToolCall.id, page)
+
+
+async def count_pending_approvals(session: AsyncSession, space_id: str, now: datetime) -> int:
+    return await count(session, _pending_approvals_statement(space_id, now))
+
+
+# ---------------------------------------------------------------- the run's tool-call rows
+
+
+async def calls_by_ids(session: AsyncSession, call_ids: Sequence[str]) -> dict[str, ToolCall]:
+    if not call_ids:
+        return {}
+    statement = select(ToolCall).where(ToolCall.id.in_(call_ids)).execution_options(populate_existing=True)
+    return {call.id: call for call in (await session.scalars(statement)).all()}
+
+
+async def write_call_row(session: AsyncSession, row: dict[str, Any], *, replace: bool) -> None:
+    """A call-log row the runtime writes itself (a call waiting for approval, refused,
+    or interrupted by a crash): inserted, or written over its placeholder."""
+    if replace:
+        values = {key: value for key, value in row.items() if key != "id"}
+        await session.execute(update(ToolCall).where(ToolCall.id == row["id"]).values(**values))
+    else:
+        session.add(ToolCall(**row))
+
+
+# ---------------------------------------------------------------- traces
+
+
+async def add_stages(session: AsyncSession, run_id: str, stages: Sequence[Stage]) -> None:
+    for stage in stages:
+        session.add(
+            RunStage(
+                id=stage.id,
+                run_id=run_id,
+                kind=stage.kind,
+                step=stage.step,
+                started_at=stage.started_at,
+                finished_at=stage.finished_at,
+                duration_ms=stage.duration_ms,
+                detail=stage.detail,
+            )
+        )
+
+
+async def stages_by_run_ids(session: AsyncSession, run_ids: Sequence[str]) -> dict[str, list[RunStage]]:
+    result: dict[str, list[RunStage]] = {}
+    if not run_ids:
+        return result
+    statement = (
+        select(RunStage).where(RunStage.run_id.in_(run_ids)).order_by(RunStage.run_id, RunStage.started_at, RunStage.id)
+    )
+    for stage in (await session.scalars(statement)).all():
+        result.setdefault(stage.run_id, []).append(stage)
+    return result
+
+
+async def prune_stages(session: AsyncSession, before: datetime) -> int:
+    result = await session.execute(delete(RunStage).where(RunStage.started_at < before))
+    return _rowcount(result)

@@ -1,4 +1,22 @@
-"""The agent runtime: invokeAgent, the tool-calling loop and agent-to-agent messages."""
+"""The agent runtime: invokeAgent, the tool-calling loop and agent-to-agent messages.
+
+A run is driven by one replica at a time, which holds a lease on it (renewed by a
+heartbeat) and stores its state after every step (``app.runtime.checkpoint``). So:
+
+- a run whose replica died is continued by a live one — found at start-up and by a
+  periodic sweep once the lease ran out — from its last completed step. A tool call
+  that may have run when the replica died is never run again if it is WRITE: it is
+  logged FAILED with ``INTERRUPTED`` and the model is told it may or may not have taken
+  effect (READ calls are simply run again). After ``max_takeovers`` the run is FAILED
+  with ``INTERRUPTED``, keeping its steps and tool calls;
+- a tool call that needs a person's approval leaves the run WAITING_APPROVAL, released:
+  no task, connection or memory holds it. The replica that records the decision (or the
+  sweep, for decisions whose replica died and for approvals that time out) claims the
+  run and continues it.
+
+Events go to the bus for subscribers, but nothing of a run's bookkeeping depends on
+them: a bus that fails is logged and the run goes on.
+"""
 
 from __future__ import annotations
 
@@ -8,35 +26,58 @@ import hashlib
 import json
 import logging
 import secrets
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.agents import repository as agents_repository
 from app.agents.models import Agent
-from app.agents.runs import AgentMessage, AgentRun, AgentSessionMessage
+from app.agents.runs import AgentMessage, AgentRun, AgentSessionMessage, ToolCallApproval
 from app.agents.service import get_agent_for
 from app.db import utcnow
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.events.bus import EventBus
-from app.gateway.envelope import PARAM_INVALID, PERMISSION_DENIED, ToolFailure, ToolResult
+from app.gateway.envelope import INTERNAL_ERROR, PARAM_INVALID, PERMISSION_DENIED, ToolFailure, ToolResult
 from app.gateway.executors.base import Invocation
-from app.gateway.service import ToolGateway
+from app.gateway.models import ToolCall
+from app.gateway.repository import PENDING_APPROVAL
+from app.gateway.service import TOOL_CALLS_TOPIC, ToolGateway, call_event, logged_arguments
 from app.ids import new_id
 from app.principal import Principal
-from app.runtime import repository
+from app.runtime import repository, trace
+from app.runtime.checkpoint import Checkpoint, PlannedCall
 from app.runtime.model import ModelClient, ModelError, ModelReply, ToolCallRequest
-from app.runtime.prompt import AssembledPrompt, PromptBuilder
+from app.runtime.prompt import PromptBuilder
 from app.skills.usage import record_injection
+from app.tools import repository as tools_repository
+from app.tools.models import ToolDefinition
 
 logger = logging.getLogger("quiver.runtime")
 
 DELEGATION_DEPTH_EXCEEDED = "DELEGATION_DEPTH_EXCEEDED"
 DELEGATE_FAILED = "DELEGATE_FAILED"
+INTERRUPTED = "INTERRUPTED"
+APPROVAL_REJECTED = "APPROVAL_REJECTED"
+APPROVAL_EXPIRED = "APPROVAL_EXPIRED"
 IDEMPOTENCY_HOURS = 24
+
+RUNNING = repository.RUNNING
+WAITING_APPROVAL = repository.WAITING_APPROVAL
+APPROVED, REJECTED, EXPIRED = "APPROVED", "REJECTED", "EXPIRED"
+NEVER, ALWAYS, WRITE_ONLY = "NEVER", "ALWAYS", "WRITE_ONLY"
+APPROVAL_POLICIES = (NEVER, ALWAYS, WRITE_ONLY)
+
+# Runs taken over or continued per sweep; the next sweep takes the rest.
+SWEEP_BATCH = 20
+TRACE_PRUNE_INTERVAL_S = 3600.0
+MAX_COMMENT_CHARS = 2000
+# How long a duplicate synchronous invokeAgent waits for the first run before answering with it as it is.
+DUPLICATE_WAIT_S = 600.0
 
 
 def run_topic(run_id: str) -> str:
@@ -47,12 +88,31 @@ def inbox_topic(agent_id: str) -> str:
     return f"inbox:{agent_id}"
 
 
+def effective_approval(tool: ToolDefinition, agent: Agent) -> str:
+    """The agent's override for this tool, else the tool's own policy."""
+    override = (agent.tool_approvals or {}).get(tool.tool_id)
+    return override if override in APPROVAL_POLICIES else (tool.approval or NEVER)
+
+
+def needs_approval(tool: ToolDefinition, agent: Agent) -> bool:
+    policy = effective_approval(tool, agent)
+    return policy == ALWAYS or (policy == WRITE_ONLY and tool.side_effect == "WRITE")
+
+
 @dataclass
 class RuntimeSettings:
     history_turns: int = 5
     tool_parallelism: int = 4
     delegation_depth_limit: int = 3
     stream: bool = False
+    #: How long a replica's lease on a run lasts without a heartbeat.
+    lease_s: float = 30.0
+    #: How long a call waits for a decision before it is refused.
+    approval_timeout_s: float = 86_400.0
+    #: How long trace stages are kept.
+    trace_retention_days: float = 30.0
+    #: Takeovers after which a run is failed instead of continued (a run that kills its replica).
+    max_takeovers: int = 3
 
 
 @dataclass
@@ -80,12 +140,43 @@ class InvokeRequest:
         return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-@dataclass
-class LoopState:
-    steps: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    messages: list[dict[str, Any]] = field(default_factory=list)
+class LeaseLostError(Exception):
+    """Another replica took the run over (this one missed its heartbeats): stop driving it."""
+
+
+class StageSink(Protocol):
+    """Where committed trace stages go besides the database (OpenTelemetry, when configured)."""
+
+    def stages(self, run: AgentRun, agent_name: str | None, stages: list[trace.Stage]) -> None: ...
+
+    def finished(self, run: AgentRun, agent_name: str | None) -> None: ...
+
+    def shutdown(self) -> None: ...
+
+
+def failure_envelope(code: str, message: str, detail: str | None) -> dict[str, Any]:
+    return {
+        "status": "FAILED",
+        "data": None,
+        "error": {"code": code, "message": message, "detail": detail},
+        "traceId": secrets.token_hex(16),
+        "latencyMs": 0.0,
+    }
+
+
+def envelope_of_row(row: ToolCall) -> dict[str, Any]:
+    error = (
+        {"code": row.error_code, "message": row.error_message or "", "detail": row.error_detail}
+        if row.error_code
+        else None
+    )
+    return {
+        "status": row.status,
+        "data": row.result,
+        "error": error,
+        "traceId": row.trace_id,
+        "latencyMs": row.latency_ms,
+    }
 
 
 class AgentRuntime:
@@ -98,6 +189,8 @@ class AgentRuntime:
         prompt_builder: PromptBuilder,
         model_client: Callable[[], ModelClient | None],
         settings: RuntimeSettings,
+        scrubber: trace.Scrubber | None = None,
+        sink: StageSink | None = None,
     ) -> None:
         self.session_factory = session_factory
         self.gateway = gateway
@@ -105,7 +198,102 @@ class AgentRuntime:
         self.prompt_builder = prompt_builder
         self.model_client = model_client
         self.settings = settings
+        self.scrubber = scrubber or trace.Scrubber()
+        self.sink = sink
+        #: This process, as the owner of the runs it drives.
+        self.replica_id = new_id("rep_")
         self._background: set[asyncio.Task[None]] = set()
+        self._maintenance: list[asyncio.Task[None]] = []
+        #: Runs this replica is driving now: the heartbeat renews exactly these leases.
+        self._active: set[str] = set()
+        self._last_prune = 0.0
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Heartbeat for this replica's leases, and the sweep that continues other runs
+        (orphaned ones at once: a first sweep runs now)."""
+        if self._maintenance:
+            return
+        self._maintenance = [
+            asyncio.create_task(self._heartbeat_loop(), name="run-lease-heartbeat"),
+            asyncio.create_task(self._sweep_loop(), name="run-sweep"),
+        ]
+
+    async def close(self) -> None:
+        for task in self._maintenance:
+            task.cancel()
+        for task in list(self._background):
+            task.cancel()
+        for task in [*self._maintenance, *self._background]:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._maintenance = []
+        if self.sink is not None:
+            self.sink.shutdown()
+
+    def _spawn(self, work: Awaitable[None], name: str) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(work)
+        task.set_name(name)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _lease_until(self) -> datetime:
+        return utcnow() + timedelta(seconds=self.settings.lease_s)
+
+    async def _heartbeat_loop(self) -> None:
+        interval = max(self.settings.lease_s / 3, 0.05)
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                active = sorted(self._active)
+                if active:
+                    async with self.session_factory() as session, session.begin():
+                        await repository.renew_leases(session, active, self.replica_id, self._lease_until())
+            except Exception:
+                logger.exception("run lease heartbeat failed; retrying")
+
+    async def _sweep_loop(self) -> None:
+        interval = max(self.settings.lease_s / 2, 0.1)
+        while True:
+            try:
+                await self.sweep()
+            except Exception:
+                logger.exception("run sweep failed; retrying")
+            await asyncio.sleep(interval)
+
+    async def sweep(self) -> None:
+        """Take over runs whose replica is gone, continue runs whose approvals were decided
+        or timed out, and prune old traces."""
+        now = utcnow()
+        async with self.session_factory() as session:
+            orphaned = await repository.orphaned_run_ids(session, now, SWEEP_BATCH)
+            ready = await repository.runs_ready_to_continue(session, now, SWEEP_BATCH)
+        for run_id in orphaned:
+            async with self.session_factory() as session, session.begin():
+                taken = await repository.take_over(session, run_id, self.replica_id, now, self._lease_until())
+            if taken:
+                logger.warning("taking over run %s: its replica is gone", run_id, extra={"run_id": run_id})
+                self._active.add(run_id)
+                self._spawn(self._continue(run_id, resumed=True), f"run-{run_id}")
+        for run_id in ready:
+            await self._claim_waiting(run_id)
+        if time.monotonic() - self._last_prune > TRACE_PRUNE_INTERVAL_S or not self._last_prune:
+            self._last_prune = time.monotonic()
+            before = now - timedelta(days=self.settings.trace_retention_days)
+            async with self.session_factory() as session, session.begin():
+                pruned = await repository.prune_stages(session, before)
+            if pruned:
+                logger.info("pruned %d trace stages older than %s", pruned, before.isoformat())
+
+    async def _claim_waiting(self, run_id: str) -> bool:
+        """Continue a waiting run here, unless another replica does."""
+        async with self.session_factory() as session, session.begin():
+            claimed = await repository.claim_waiting(session, run_id, self.replica_id, self._lease_until())
+        if claimed:
+            self._active.add(run_id)
+            self._spawn(self._continue(run_id, resumed=False), f"run-{run_id}")
+        return claimed
 
     # ------------------------------------------------------------ invokeAgent
 
@@ -132,13 +320,15 @@ class AgentRuntime:
             )
         run, is_new = await self._create_run(principal, agent, request)
         if not is_new:
-            return run
+            if request.run_async or run.status != RUNNING:
+                return run
+            # The same request again, synchronously: answer with the first run once it is done
+            # (on whichever replica continues it, after a crash too).
+            return await self._await_settled(run.id)
         if request.run_async:
-            task = asyncio.create_task(self._run_to_end(run, agent, principal, request, client))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            self._spawn(self._drive(run.id, agent, client, fresh=True), f"run-{run.id}")
             return run
-        await self._run_to_end(run, agent, principal, request, client)
+        await self._drive(run.id, agent, client, fresh=True)
         async with self.session_factory() as session:
             finished = await repository.get_run(session, run.id)
         assert finished is not None
@@ -146,6 +336,9 @@ class AgentRuntime:
 
     async def _create_run(self, principal: Principal, agent: Agent, request: InvokeRequest) -> tuple[AgentRun, bool]:
         fingerprint = request.fingerprint() if request.idempotency_key else None
+        checkpoint = Checkpoint(
+            principal=principal, user_profile=request.user_profile, force_channel=request.force_channel
+        )
         run = AgentRun(
             id=new_id("run_"),
             agent_id=agent.id,
@@ -154,15 +347,21 @@ class AgentRuntime:
             parent_run_id=request.parent_run_id,
             delegation_depth=request.delegation_depth,
             principal_key_id=principal.key_id,
-            status="RUNNING",
+            status=RUNNING,
             input=request.message,
             steps=0,
+            prompt_tokens=0,
+            completion_tokens=0,
             model=agent.model,
             skill_versions=[],
             prompt_warnings=[],
             idempotency_key=request.idempotency_key,
             request_hash=fingerprint,
             started_at=utcnow(),
+            owner_id=self.replica_id,
+            lease_expires_at=self._lease_until(),
+            takeovers=0,
+            checkpoint=checkpoint.as_json(),
         )
         for _ in range(3):
             if request.idempotency_key:
@@ -177,6 +376,7 @@ class AgentRuntime:
                     # A concurrent duplicate won the key: go back and read its run.
                     await session.rollback()
                     continue
+            self._active.add(run.id)
             return run, True
         raise DomainError(
             "CONFLICT", "The idempotency key is being used concurrently; retry.", ["input", "idempotencyKey"]
@@ -199,183 +399,164 @@ class AgentRuntime:
                 )
             return existing
 
-    # ------------------------------------------------------------ the loop
+    async def _await_settled(self, run_id: str) -> AgentRun:
+        """The run once it is no longer RUNNING (finished or waiting for approval), polled from
+        the database so it never depends on the bus; as it is after DUPLICATE_WAIT_S."""
+        deadline = time.monotonic() + DUPLICATE_WAIT_S
+        pause = 0.05
+        while True:
+            async with self.session_factory() as session:
+                run = await repository.get_run(session, run_id)
+            assert run is not None
+            if run.status != RUNNING or time.monotonic() > deadline:
+                return run
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 1.0)
 
-    async def _run_to_end(
-        self, run: AgentRun, agent: Agent, principal: Principal, request: InvokeRequest, client: ModelClient
-    ) -> None:
-        await self._event(run.id, "STARTED")
-        state = LoopState()
+    # ------------------------------------------------------------ driving a run
+
+    async def _continue(self, run_id: str, *, resumed: bool) -> None:
+        """Drive a run this replica just claimed: taken over from a dead replica (``resumed``)
+        or continued after an approval decision."""
         try:
-            prompt = await self.prompt_builder.build(
-                agent,
-                request.message,
-                # A run without a conversation is its own canary bucket.
-                session_id=request.session_id or run.id,
-                user_profile=request.user_profile,
-                force_channel=request.force_channel,
-            )
-            state.messages = await self._initial_messages(agent, request, prompt)
-            async with self.session_factory() as session, session.begin():
-                stored = await repository.get_run(session, run.id)
-                assert stored is not None
-                stored.skill_versions = prompt.skill_versions
-                stored.prompt_warnings = prompt.warnings
-                await record_injection(session, prompt.injected_skills)
-            status, output, error = await self._loop(run, agent, principal, prompt, state, client)
-        except ModelError as failure:
-            status, output, error = "FAILED", None, (failure.code, failure.message, failure.detail)
-        except asyncio.CancelledError:
-            # Shutdown (or a caller gone): record the end instead of leaving the run RUNNING forever.
-            cancelled = ("CANCELLED", "The run was stopped before it finished.", "cancelled")
-            await asyncio.shield(self._finish(run, request, state, "FAILED", None, cancelled))
-            raise
-        except Exception:
-            trace_id = secrets.token_hex(8)
-            logger.exception("agent run crashed", extra={"run_id": run.id, "trace_id": trace_id})
-            status, output, error = (
-                "FAILED",
-                None,
-                ("INTERNAL_ERROR", "The run failed inside the platform.", f"trace {trace_id}"),
-            )
-        await self._finish(run, request, state, status, output, error)
+            async with self.session_factory() as session:
+                run = await repository.get_run(session, run_id)
+                agent = await agents_repository.get_agent(session, run.agent_id) if run else None
+            if run is None:
+                return
+            if run.checkpoint is None or agent is None:
+                # Started before runs kept their state, or its agent is gone: nothing to continue from.
+                await self._finish_orphan(run, "The run was interrupted and cannot be continued.")
+                return
+            if resumed and run.takeovers > self.settings.max_takeovers:
+                await self._finish_orphan(
+                    run, f"The run was interrupted {run.takeovers} times; it is not continued again."
+                )
+                return
+            client = self.model_client()
+            if client is None:
+                await self._finish_orphan(run, "This replica has no model endpoint configured to continue the run.")
+                return
+            if resumed:
+                await self._event(run_id, "RESUMED", takeovers=run.takeovers)
+            await self._drive(run_id, agent, client, fresh=False)
+        finally:
+            self._active.discard(run_id)
 
-    async def _initial_messages(
-        self, agent: Agent, request: InvokeRequest, prompt: AssembledPrompt
-    ) -> list[dict[str, Any]]:
-        messages: list[dict[str, Any]] = [{"role": "system", "content": prompt.system_prompt}]
+    async def _finish_orphan(self, run: AgentRun, message: str) -> None:
+        driver = RunDriver(self, run, None, None, Checkpoint.from_json(run.checkpoint) if run.checkpoint else None)
+        with contextlib.suppress(LeaseLostError):
+            await driver.finish("FAILED", None, (INTERRUPTED, message, f"takeovers {run.takeovers}"))
+
+    async def _drive(self, run_id: str, agent: Agent, client: ModelClient, *, fresh: bool) -> None:
+        self._active.add(run_id)
+        try:
+            async with self.session_factory() as session:
+                run = await repository.get_run(session, run_id)
+            assert run is not None and run.checkpoint is not None
+            driver = RunDriver(self, run, agent, client, Checkpoint.from_json(run.checkpoint))
+            await driver.drive(fresh=fresh)
+        finally:
+            self._active.discard(run_id)
+
+    async def release(self, run_id: str) -> None:
+        """Give a run up so that the next sweep (here or elsewhere) continues it."""
         async with self.session_factory() as session, session.begin():
-            if request.session_id:
-                for turn in await repository.last_turns(
-                    session, agent.id, request.session_id, self.settings.history_turns
-                ):
-                    messages.append({"role": turn.role, "content": turn.content})
-            notifications = await repository.pending_notifications(session, agent.id)
-            if notifications:
-                lines = [f"- from {note.from_agent_id or 'a caller'}: {note.content}" for note in notifications]
-                messages.append(
-                    {
-                        "role": "system",
-                        "content": "Messages from other agents since your last run:\n" + "\n".join(lines),
-                    }
-                )
-                await repository.mark_delivered(session, [note.id for note in notifications], utcnow())
-        messages.append({"role": "user", "content": request.message})
-        return messages
+            await repository.renew_leases(session, [run_id], self.replica_id, utcnow() - timedelta(seconds=1))
 
-    async def _loop(
+    # ------------------------------------------------------------ approvals
+
+    async def decide(
         self,
-        run: AgentRun,
-        agent: Agent,
         principal: Principal,
-        prompt: AssembledPrompt,
-        state: LoopState,
-        client: ModelClient,
-    ) -> tuple[str, str | None, tuple[str, str, str | None] | None]:
-        on_delta = self._delta_publisher(run.id) if self.settings.stream else None
-        while state.steps < agent.max_steps:
-            state.steps += 1
-            await self._event(run.id, "MODEL_CALL", step=state.steps)
-            reply = await client.complete(
-                model=agent.model, messages=state.messages, tools=prompt.functions.definitions, on_delta=on_delta
+        tool_call_id: str,
+        *,
+        approve: bool,
+        comment: str | None,
+        arguments: Any = None,
+        arguments_given: bool = False,
+    ) -> tuple[ToolCall, AgentRun]:
+        """Record a person's decision on a call waiting for approval, then continue its run
+        (here, unless another replica is quicker). Raises DomainError for refused decisions."""
+        field = ["input", "toolCallId"]
+        if comment is not None and len(comment) > MAX_COMMENT_CHARS:
+            raise DomainError(
+                "TOO_LONG",
+                f"At most {MAX_COMMENT_CHARS} characters.",
+                ["input", "comment" if approve else "reason"],
             )
-            state.prompt_tokens += reply.prompt_tokens
-            state.completion_tokens += reply.completion_tokens
-            if not reply.tool_calls:
-                return "SUCCEEDED", reply.content or "", None
-            if state.steps >= agent.max_steps:
-                # No model call is left to read the results: do not act on the world for nothing.
-                break
-            state.messages.append(_assistant_message(reply))
-            results = await self._call_tools(run, agent, principal, prompt, reply.tool_calls)
-            for call, result in zip(reply.tool_calls, results, strict=True):
-                state.messages.append(
-                    {"role": "tool", "tool_call_id": call.call_id, "content": json.dumps(result.as_dict(), default=str)}
-                )
-        return "MAX_STEPS", None, None
-
-    async def _call_tools(
-        self,
-        run: AgentRun,
-        agent: Agent,
-        principal: Principal,
-        prompt: AssembledPrompt,
-        calls: list[ToolCallRequest],
-    ) -> list[ToolResult]:
-        limit = asyncio.Semaphore(self.settings.tool_parallelism)
-
-        async def one(call: ToolCallRequest) -> ToolResult:
-            tool_id = prompt.functions.tool_id(call.name)
-            async with limit:
-                await self._event(run.id, "TOOL_CALL_STARTED", tool_id=tool_id, tool_call_id=call.call_id)
-                try:
-                    arguments: Any = json.loads(call.arguments) if call.arguments.strip() else {}
-                except ValueError:
-                    # The gateway reports the malformed arguments as PARAM_INVALID, to the model and the log.
-                    arguments = call.arguments
-                if tool_id not in prompt.functions.tool_by_name.values():
-                    # Not a function this agent was offered: the gateway refuses it and logs the attempt.
-                    tool_id = f"unknown:{call.name}"
-                result = await self.gateway.execute(
-                    principal,
-                    agent.space_id,
-                    tool_id,
-                    arguments,
-                    agent_id=agent.id,
-                    run_id=run.id,
-                    delegation_depth=run.delegation_depth,
-                )
-                await self._event(
-                    run.id, "TOOL_CALL_FINISHED", tool_id=tool_id, tool_call_id=call.call_id, call_id=result.call_id
-                )
-                return result
-
-        return list(await asyncio.gather(*(one(call) for call in calls)))
-
-    async def _finish(
-        self,
-        run: AgentRun,
-        request: InvokeRequest,
-        state: LoopState,
-        status: str,
-        output: str | None,
-        error: tuple[str, str, str | None] | None,
-    ) -> None:
+        async with self.session_factory() as session:
+            approval = await repository.get_approval(session, tool_call_id)
+            run = await repository.get_run(session, approval.run_id) if approval else None
+        if approval is None or run is None or not principal.can_read_space(approval.space_id):
+            raise NotFoundError("ToolCall", tool_call_id, field)
+        if not principal.can_manage_space(approval.space_id):
+            raise ForbiddenError("Only a SPACE_ADMIN of the call's space or an ADMIN decides on approvals.", field)
         now = utcnow()
+        self._check_open(approval, run, now)
+        if approve and arguments_given:
+            if not isinstance(arguments, dict):
+                raise DomainError(PARAM_INVALID, "Arguments must be a JSON object.", ["input", "arguments"])
+            assert run.checkpoint is not None  # an open approval belongs to an unfinished run
+            refused = await self.gateway.check_arguments(
+                Checkpoint.from_json(run.checkpoint).principal, approval.space_id, approval.tool_id, arguments
+            )
+            if refused is not None:
+                raise DomainError(refused.error.code, refused.error.message, ["input", "arguments"])
         async with self.session_factory() as session, session.begin():
-            stored = await repository.get_run(session, run.id)
-            assert stored is not None
-            stored.status = status
-            stored.output = output
-            stored.steps = state.steps
-            stored.prompt_tokens = state.prompt_tokens
-            stored.completion_tokens = state.completion_tokens
-            stored.finished_at = now
-            if error is not None:
-                stored.error_code, stored.error_message, stored.error_detail = error
-            if request.session_id and output is not None:
-                # One id for the pair, suffixed in order: history is read back sorted by id.
-                turn = new_id("msg_")
-                for suffix, role, content in (("a", "user", request.message), ("b", "assistant", output)):
-                    session.add(
-                        AgentSessionMessage(
-                            id=f"{turn}{suffix}",
-                            agent_id=run.agent_id,
-                            session_id=request.session_id,
-                            run_id=run.id,
-                            role=role,
-                            content=content,
-                            created_at=now,
-                        )
-                    )
-        await self._event(run.id, "FINISHED", status=status)
+            decided = await repository.decide_approval(
+                session,
+                tool_call_id,
+                decision=APPROVED if approve else REJECTED,
+                decided_by=principal.key_id,
+                decided_at=now,
+                comment=comment,
+                arguments=arguments if approve and arguments_given else None,
+                require_open_at=now,
+            )
+        if not decided:
+            async with self.session_factory() as session:
+                current = await repository.get_approval(session, tool_call_id)
+            assert current is not None
+            self._check_open(current, run, utcnow())
+        await self._event(
+            run.id, "APPROVAL_DECIDED", tool_id=approval.tool_id, tool_call_id=tool_call_id, call_id=tool_call_id
+        )
+        # The run may still be settling its other calls (then its driver sees the decision when it
+        # releases the run); once released, exactly one replica claims it.
+        await self._claim_waiting(run.id)
+        async with self.session_factory() as session:
+            call = await repository.calls_by_ids(session, [tool_call_id])
+            latest = await repository.get_run(session, run.id)
+        assert latest is not None
+        return call[tool_call_id], latest
+
+    @staticmethod
+    def _check_open(approval: ToolCallApproval, run: AgentRun, now: datetime) -> None:
+        field = ["input", "toolCallId"]
+        if approval.decision is not None:
+            raise DomainError("ALREADY_DECIDED", f"This call was already decided: {approval.decision.lower()}.", field)
+        if run.finished_at is not None:
+            raise DomainError("RUN_FINISHED", "The run this call belongs to has ended.", field)
+        if approval.expires_at <= now:
+            raise DomainError(APPROVAL_EXPIRED, "The time to decide on this call has run out.", field)
 
     # ------------------------------------------------------------ events
 
     async def _event(self, run_id: str, kind: str, **fields: Any) -> None:
-        await self.bus.publish(
-            run_topic(run_id), {"kind": kind, "run_id": run_id, "at": utcnow().isoformat(), **fields}
-        )
+        """Publish a run event; a bus that fails costs the subscribers an event, never the run."""
+        try:
+            await self.bus.publish(
+                run_topic(run_id), {"kind": kind, "run_id": run_id, "at": utcnow().isoformat(), **fields}
+            )
+        except Exception:
+            logger.warning("run event %s of %s not published", kind, run_id, exc_info=True)
+
+    async def publish_call(self, row: dict[str, Any]) -> None:
+        try:
+            await self.bus.publish(TOOL_CALLS_TOPIC, call_event(row))
+        except Exception:
+            logger.warning("tool call event of %s not published", row.get("id"), exc_info=True)
 
     def _delta_publisher(self, run_id: str) -> Callable[[str], Any]:
         async def publish(delta: str) -> None:
@@ -417,10 +598,11 @@ class AgentRuntime:
         )
         async with self.session_factory() as session, session.begin():
             session.add(message)
-        await self.bus.publish(
-            inbox_topic(target_id),
-            {"id": message.id, "from": message.from_agent_id, "type": kind, "content": content},
-        )
+        with contextlib.suppress(Exception):
+            await self.bus.publish(
+                inbox_topic(target_id),
+                {"id": message.id, "from": message.from_agent_id, "type": kind, "content": content},
+            )
         if kind == "notify":
             return {"messageId": message.id, "status": "DELIVERED_ON_NEXT_RUN"}
         return await self._delegate(invocation, message)
@@ -458,12 +640,636 @@ class AgentRuntime:
                 stored.reply_run_id = run_id
                 stored.delivered_at = utcnow()
 
-    async def close(self) -> None:
-        for task in list(self._background):
-            task.cancel()
-        for task in list(self._background):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+
+class RunDriver:
+    """Drives one run on this replica, from its checkpoint, until it finishes, waits for
+    approval, or another replica took it over."""
+
+    def __init__(
+        self,
+        runtime: AgentRuntime,
+        run: AgentRun,
+        agent: Agent | None,
+        client: ModelClient | None,
+        checkpoint: Checkpoint | None,
+    ) -> None:
+        self.runtime = runtime
+        self.run = run
+        self.agent = agent
+        self.client = client
+        self.checkpoint = checkpoint
+        self.steps = run.steps or 0
+        self.prompt_tokens = run.prompt_tokens or 0
+        self.completion_tokens = run.completion_tokens or 0
+        #: Trace stages not yet stored: they go with the next checkpoint (or the finish).
+        self.stages: list[trace.Stage] = []
+
+    @property
+    def session_factory(self) -> async_sessionmaker[AsyncSession]:
+        return self.runtime.session_factory
+
+    async def drive(self, *, fresh: bool) -> None:
+        run_id = self.run.id
+        try:
+            if fresh:
+                await self.runtime._event(run_id, "STARTED")
+            try:
+                await self._loop()
+            except ModelError as failure:
+                await self.finish("FAILED", None, (failure.code, failure.message, failure.detail))
+            except (LeaseLostError, asyncio.CancelledError):
+                raise
+            except Exception:
+                trace_id = secrets.token_hex(8)
+                logger.exception("agent run crashed", extra={"run_id": run_id, "trace_id": trace_id})
+                await self.finish(
+                    "FAILED", None, (INTERNAL_ERROR, "The run failed inside the platform.", f"trace {trace_id}")
+                )
+        except LeaseLostError:
+            logger.warning("run %s was taken over by another replica; stopping here", run_id)
+        except asyncio.CancelledError:
+            # Shutdown (or the caller gone): give the run up at once, so the next sweep of a live
+            # replica continues it from its last completed step instead of leaving it RUNNING.
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.runtime.release(run_id))
+            raise
+
+    async def _loop(self) -> None:
+        assert self.agent is not None and self.client is not None and self.checkpoint is not None
+        checkpoint = self.checkpoint
+        if checkpoint.messages is None:
+            await self._begin()
+        just_planned = False
+        while True:
+            if checkpoint.pending:
+                waiting = await self._settle(just_planned=just_planned)
+                just_planned = False
+                if waiting and await self._wait_for_approval():
+                    return
+                continue
+            if self.steps >= self.agent.max_steps:
+                await self.finish("MAX_STEPS", None, None)
+                return
+            self.steps += 1
+            reply = await self._model_call()
+            if not reply.tool_calls:
+                await self.finish("SUCCEEDED", reply.content or "", None)
+                return
+            if self.steps >= self.agent.max_steps:
+                # No model call is left to read the results: do not act on the world for nothing.
+                await self.finish("MAX_STEPS", None, None)
+                return
+            await self._plan(reply)
+            just_planned = True
+
+    async def _begin(self) -> None:
+        """Assemble the prompt and the first messages: the run's first checkpoint."""
+        assert self.agent is not None and self.checkpoint is not None
+        run, agent, checkpoint = self.run, self.agent, self.checkpoint
+        prompt = await self.runtime.prompt_builder.build(
+            agent,
+            run.input,
+            # A run without a conversation is its own canary bucket.
+            session_id=run.session_id or run.id,
+            user_profile=checkpoint.user_profile,
+            force_channel=checkpoint.force_channel,
+        )
+        messages: list[dict[str, Any]] = [{"role": "system", "content": prompt.system_prompt}]
+        async with self.session_factory() as session, session.begin():
+            if run.session_id:
+                for turn in await repository.last_turns(
+                    session, agent.id, run.session_id, self.runtime.settings.history_turns
+                ):
+                    messages.append({"role": turn.role, "content": turn.content})
+            notifications = await repository.pending_notifications(session, agent.id)
+            if notifications:
+                lines = [f"- from {note.from_agent_id or 'a caller'}: {note.content}" for note in notifications]
+                messages.append(
+                    {
+                        "role": "system",
+                        "content": "Messages from other agents since your last run:\n" + "\n".join(lines),
+                    }
+                )
+                await repository.mark_delivered(session, [note.id for note in notifications], utcnow())
+        messages.append({"role": "user", "content": run.input})
+        checkpoint.messages = messages
+        checkpoint.functions = prompt.functions
+        self.stages.extend(prompt.stages)
+        async with self.session_factory() as session, session.begin():
+            stored = await repository.lock_owned_run(session, run.id, self.runtime.replica_id)
+            if stored is None:
+                raise LeaseLostError(run.id)
+            stored.skill_versions = prompt.skill_versions
+            stored.prompt_warnings = prompt.warnings
+            stored.checkpoint = checkpoint.as_json()
+            await record_injection(session, prompt.injected_skills)
+            await repository.add_stages(session, run.id, self.stages)
+        self._stages_committed()
+
+    async def _model_call(self) -> ModelReply:
+        assert self.agent is not None and self.client is not None and self.checkpoint is not None
+        messages = self.checkpoint.messages or []
+        await self.runtime._event(self.run.id, "MODEL_CALL", step=self.steps)
+        on_delta = self.runtime._delta_publisher(self.run.id) if self.runtime.settings.stream else None
+        started = utcnow()
+        clock = time.perf_counter()
+        scrubber = self.runtime.scrubber
+        sent, omitted = scrubber.messages(messages)
+        detail: dict[str, Any] = {
+            "model": self.agent.model,
+            "messages": sent,
+            "omittedMessages": omitted,
+            "functions": sorted(self.checkpoint.functions.tool_by_name),
+        }
+        try:
+            reply = await self.client.complete(
+                model=self.agent.model,
+                messages=messages,
+                tools=self.checkpoint.functions.definitions,
+                on_delta=on_delta,
+            )
+        except ModelError as failure:
+            detail.update(
+                latencyMs=(time.perf_counter() - clock) * 1000,
+                error={"code": failure.code, "message": failure.message, "detail": scrubber.value(failure.detail)},
+            )
+            self.stages.append(trace.Stage(trace.MODEL_CALL, started, utcnow(), detail, step=self.steps))
+            raise
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+        detail.update(
+            latencyMs=(time.perf_counter() - clock) * 1000,
+            reply=scrubber.value(reply.content),
+            toolCalls=[
+                {"id": call.call_id, "name": call.name, "arguments": scrubber.arguments_text(call.arguments)}
+                for call in reply.tool_calls
+            ],
+            promptTokens=reply.prompt_tokens,
+            completionTokens=reply.completion_tokens,
+        )
+        self.stages.append(trace.Stage(trace.MODEL_CALL, started, utcnow(), detail, step=self.steps))
+        return reply
+
+    # ------------------------------------------------------------ tool calls
+
+    async def _plan(self, reply: ModelReply) -> None:
+        """Name the step's calls and store them before any runs; calls that need a person
+        are recorded as PENDING_APPROVAL with their approval request, in the same commit."""
+        assert self.agent is not None and self.checkpoint is not None
+        checkpoint, agent = self.checkpoint, self.agent
+        offered = set(checkpoint.functions.tool_by_name.values())
+        planned: list[PlannedCall] = []
+        for request in reply.tool_calls:
+            planned.append(self._planned(request, offered))
+        tools = await self._tools({call.tool_id for call in planned})
+        for call in planned:
+            tool = tools.get(call.tool_id)
+            call.needs_approval = tool is not None and needs_approval(tool, agent)
+        checkpoint.messages = [*(checkpoint.messages or []), _assistant_message(reply)]
+        checkpoint.pending = planned
+        now = utcnow()
+        expires = now + timedelta(seconds=self.runtime.settings.approval_timeout_s)
+        rows: list[dict[str, Any]] = []
+        async with self.session_factory() as session, session.begin():
+            for call in planned:
+                if not call.needs_approval:
+                    continue
+                tool = tools[call.tool_id]
+                row = self._call_row(call, tool, "PENDING_APPROVAL", None, now)
+                rows.append(row)
+                await repository.write_call_row(session, row, replace=False)
+                session.add(
+                    ToolCallApproval(
+                        tool_call_id=call.tool_call_id,
+                        run_id=self.run.id,
+                        space_id=self.run.space_id,
+                        agent_id=self.run.agent_id,
+                        tool_id=call.tool_id,
+                        requested_at=now,
+                        expires_at=expires,
+                    )
+                )
+            await self._save(session)
+        self._stages_committed()
+        for row in rows:
+            await self.runtime._event(
+                self.run.id, "APPROVAL_REQUESTED", tool_id=row["tool_id"], tool_call_id=row["id"], call_id=row["id"]
+            )
+            await self.runtime.publish_call(row)
+
+    def _planned(self, request: ToolCallRequest, offered: set[str]) -> PlannedCall:
+        assert self.checkpoint is not None
+        tool_id = self.checkpoint.functions.tool_id(request.name)
+        try:
+            arguments: Any = json.loads(request.arguments) if request.arguments.strip() else {}
+        except ValueError:
+            # The gateway reports the malformed arguments as PARAM_INVALID, to the model and the log.
+            arguments = request.arguments
+        if tool_id not in offered:
+            # Not a function this agent was offered: the gateway refuses it and logs the attempt.
+            tool_id = f"unknown:{request.name}"
+        return PlannedCall(
+            call_id=request.call_id,
+            tool_call_id=new_id("tc_"),
+            name=request.name,
+            tool_id=tool_id,
+            arguments=arguments,
+            needs_approval=False,
+        )
+
+    async def _tools(self, tool_ids: set[str]) -> dict[str, ToolDefinition]:
+        async with self.session_factory() as session:
+            return {tool.tool_id: tool for tool in await tools_repository.tools_by_ids(session, sorted(tool_ids))}
+
+    def _call_row(
+        self,
+        call: PlannedCall,
+        tool: ToolDefinition | None,
+        status: str,
+        error: tuple[str, str, str | None] | None,
+        now: datetime,
+        arguments: Any = None,
+    ) -> dict[str, Any]:
+        """A call-log row the runtime writes itself: waiting, refused or interrupted (never run here)."""
+        static_keys = set((tool.static_arguments or {}) if tool else {})
+        return {
+            "id": call.tool_call_id,
+            "tool_id": call.tool_id[:200],
+            "tool_type": tool.type if tool else None,
+            "space_id": self.run.space_id,
+            "agent_id": self.run.agent_id,
+            "run_id": self.run.id,
+            "principal_key_id": self.run.principal_key_id,
+            "arguments": logged_arguments(call.arguments if arguments is None else arguments, static_keys),
+            "status": status,
+            "result": None,
+            "error_code": error[0] if error else None,
+            "error_message": error[1] if error else None,
+            "error_detail": error[2] if error else None,
+            "latency_ms": 0.0,
+            "attempts": 0,
+            "trace_id": secrets.token_hex(16),
+            "idempotency_key": None,
+            "started_at": now,
+            "finished_at": now,
+        }
+
+    async def _settle(self, *, just_planned: bool) -> bool:
+        """Find or produce the outcome of each call of the step; True when some still wait
+        for a decision. ``just_planned``: this driver stored the calls a moment ago, so none
+        can have started; otherwise a call without a row may have run before a crash."""
+        assert self.checkpoint is not None
+        checkpoint = self.checkpoint
+        open_calls = [call for call in checkpoint.pending if call.envelope is None]
+        async with self.session_factory() as session:
+            rows = await repository.calls_by_ids(session, [call.tool_call_id for call in open_calls])
+            approvals = {
+                approval.tool_call_id: approval
+                for approval in await repository.approvals_by_ids(
+                    session, [call.tool_call_id for call in open_calls if call.needs_approval]
+                )
+            }
+        tools = await self._tools({call.tool_id for call in open_calls})
+        now = utcnow()
+        to_run: list[tuple[PlannedCall, Any, bool]] = []
+        refusals: list[tuple[PlannedCall, tuple[str, str, str | None], bool]] = []
+        settled_approvals: list[str] = []
+        waiting = False
+        for call in open_calls:
+            row = rows.get(call.tool_call_id)
+            tool = tools.get(call.tool_id)
+            if row is not None and row.status != PENDING_APPROVAL:
+                # It ran (or was refused) before this driver: its row holds the outcome.
+                call.envelope = envelope_of_row(row)
+                self._tool_stage(call, call.envelope, row.started_at, row.finished_at)
+                if call.needs_approval:
+                    settled_approvals.append(call.tool_call_id)
+                continue
+            if not call.needs_approval:
+                if just_planned or tool is None or tool.side_effect != "WRITE":
+                    to_run.append((call, call.arguments, False))
+                else:
+                    refusals.append((call, _interrupted(), False))
+                continue
+            approval = approvals.get(call.tool_call_id)
+            if approval is None:
+                refusals.append((call, _interrupted(), row is not None))
+                continue
+            if approval.decision is None:
+                if approval.expires_at > now:
+                    waiting = True
+                    continue
+                approval = await self._expire(approval, now)
+                if approval.decision is None:
+                    waiting = True
+                    continue
+            self._approval_stage(call, approval)
+            settled_approvals.append(call.tool_call_id)
+            if approval.decision == APPROVED:
+                arguments = approval.arguments if approval.arguments is not None else call.arguments
+                async with self.session_factory() as session, session.begin():
+                    first_time = await repository.start_approved_execution(session, call.tool_call_id, now)
+                if first_time or tool is None or tool.side_effect != "WRITE":
+                    to_run.append((call, arguments, True))
+                else:
+                    refusals.append((call, _interrupted(), True))
+            elif approval.decision == REJECTED:
+                reason = approval.comment or "no reason given"
+                refusals.append(
+                    (
+                        call,
+                        (
+                            APPROVAL_REJECTED,
+                            f"A person refused this call, so it was not run. Reason: {reason}",
+                            reason,
+                        ),
+                        True,
+                    )
+                )
+            else:
+                timeout = self.runtime.settings.approval_timeout_s
+                refusals.append(
+                    (
+                        call,
+                        (
+                            APPROVAL_EXPIRED,
+                            f"Nobody approved this call within {timeout:g} s, so it was not run.",
+                            f"expired at {approval.expires_at.isoformat()}",
+                        ),
+                        True,
+                    )
+                )
+        await self._refuse(refusals, tools, now)
+        await self._run_calls(to_run)
+        if all(call.envelope is not None for call in checkpoint.pending):
+            messages = list(checkpoint.messages or [])
+            for call in checkpoint.pending:
+                messages.append(
+                    {"role": "tool", "tool_call_id": call.call_id, "content": json.dumps(call.envelope, default=str)}
+                )
+            checkpoint.messages = messages
+            checkpoint.pending = []
+        async with self.session_factory() as session, session.begin():
+            await repository.settle_approvals(session, settled_approvals, utcnow())
+            await self._save(session)
+        self._stages_committed()
+        return waiting
+
+    async def _expire(self, approval: ToolCallApproval, now: datetime) -> ToolCallApproval:
+        async with self.session_factory() as session, session.begin():
+            await repository.decide_approval(
+                session,
+                approval.tool_call_id,
+                decision=EXPIRED,
+                decided_by=None,
+                decided_at=now,
+                comment=None,
+                arguments=None,
+                require_open_at=None,
+            )
+            current = await repository.get_approval(session, approval.tool_call_id)
+        assert current is not None
+        if current.decision is not None:
+            await self.runtime._event(
+                self.run.id,
+                "APPROVAL_DECIDED",
+                tool_id=current.tool_id,
+                tool_call_id=current.tool_call_id,
+                call_id=current.tool_call_id,
+            )
+        return current
+
+    async def _refuse(
+        self,
+        refusals: list[tuple[PlannedCall, tuple[str, str, str | None], bool]],
+        tools: dict[str, ToolDefinition],
+        now: datetime,
+    ) -> None:
+        """Calls that will not run (refused, timed out, or interrupted when they may have
+        run): a FAILED row each, and the model is told why."""
+        if not refusals:
+            return
+        rows: list[dict[str, Any]] = []
+        async with self.session_factory() as session, session.begin():
+            for call, error, replace in refusals:
+                row = self._call_row(call, tools.get(call.tool_id), "FAILED", error, now)
+                rows.append(row)
+                await repository.write_call_row(session, row, replace=replace)
+                call.envelope = failure_envelope(*error) | {"traceId": row["trace_id"]}
+                self._tool_stage(call, call.envelope, now, now)
+        for row in rows:
+            await self.runtime._event(
+                self.run.id, "TOOL_CALL_FINISHED", tool_id=row["tool_id"], tool_call_id=row["id"], call_id=row["id"]
+            )
+            await self.runtime.publish_call(row)
+
+    async def _run_calls(self, calls: list[tuple[PlannedCall, Any, bool]]) -> None:
+        """Through the gateway, in parallel (bounded); a failing tool never fails the run."""
+        if not calls:
+            return
+        assert self.checkpoint is not None
+        limit = asyncio.Semaphore(self.runtime.settings.tool_parallelism)
+        principal = self.checkpoint.principal
+        run = self.run
+
+        async def one(call: PlannedCall, arguments: Any, replace: bool) -> None:
+            async with limit:
+                await self.runtime._event(run.id, "TOOL_CALL_STARTED", tool_id=call.tool_id, tool_call_id=call.call_id)
+                started = utcnow()
+                try:
+                    result = await self.runtime.gateway.execute(
+                        principal,
+                        run.space_id,
+                        call.tool_id,
+                        arguments,
+                        agent_id=run.agent_id,
+                        run_id=run.id,
+                        delegation_depth=run.delegation_depth,
+                        call_id=call.tool_call_id,
+                        replace_pending=replace,
+                    )
+                except Exception:
+                    trace_id = secrets.token_hex(8)
+                    logger.exception("tool call failed in the platform", extra={"run_id": run.id})
+                    result = ToolResult(
+                        status="FAILED",
+                        trace_id=trace_id,
+                        latency_ms=0.0,
+                        error=ToolFailure(INTERNAL_ERROR, "The tool call failed inside the platform.").error,
+                        call_id=call.tool_call_id,
+                    )
+                call.envelope = result.as_dict()
+                self._tool_stage(call, call.envelope, started, utcnow(), arguments=arguments)
+                await self.runtime._event(
+                    run.id,
+                    "TOOL_CALL_FINISHED",
+                    tool_id=call.tool_id,
+                    tool_call_id=call.call_id,
+                    call_id=result.call_id,
+                )
+
+        await asyncio.gather(*(one(call, arguments, replace) for call, arguments, replace in calls))
+
+    def _tool_stage(
+        self, call: PlannedCall, envelope: dict[str, Any], started: datetime, finished: datetime, arguments: Any = None
+    ) -> None:
+        scrubber = self.runtime.scrubber
+        self.stages.append(
+            trace.Stage(
+                trace.TOOL_CALL,
+                started,
+                finished,
+                {
+                    "toolCallId": call.tool_call_id,
+                    "modelCallId": call.call_id,
+                    "toolId": call.tool_id,
+                    "function": call.name,
+                    "arguments": scrubber.value(call.arguments if arguments is None else arguments),
+                    "envelope": scrubber.value(envelope),
+                },
+                step=self.steps,
+            )
+        )
+
+    def _approval_stage(self, call: PlannedCall, approval: ToolCallApproval) -> None:
+        self.stages.append(
+            trace.Stage(
+                trace.APPROVAL,
+                approval.requested_at,
+                approval.decided_at or utcnow(),
+                {
+                    "toolCallId": call.tool_call_id,
+                    "toolId": call.tool_id,
+                    "decision": approval.decision,
+                    "decidedBy": approval.decided_by,
+                    "decidedAt": approval.decided_at.isoformat() if approval.decided_at else None,
+                    "comment": self.runtime.scrubber.value(approval.comment),
+                    "argumentsEdited": approval.arguments is not None,
+                    "expiresAt": approval.expires_at.isoformat(),
+                },
+                step=self.steps,
+            )
+        )
+
+    async def _wait_for_approval(self) -> bool:
+        """Release the run to WAITING_APPROVAL; True when it stays released, False when a
+        decision arrived meanwhile and this replica claimed it back (go on settling)."""
+        async with self.session_factory() as session, session.begin():
+            await self._save(session, status=WAITING_APPROVAL)
+        self._stages_committed()
+        logger.info("run %s waits for approval", self.run.id, extra={"run_id": self.run.id})
+        # A decision committed between our read and the release found the run RUNNING and left it
+        # to us: look again now that it is released (the decider looks after its commit, too).
+        async with self.session_factory() as session:
+            ready = await repository.run_has_decisions(session, self.run.id, utcnow())
+        if not ready:
+            return True
+        async with self.session_factory() as session, session.begin():
+            claimed = await repository.claim_waiting(
+                session, self.run.id, self.runtime.replica_id, self.runtime._lease_until()
+            )
+        return not claimed
+
+    async def _save(self, session: AsyncSession, *, status: str = RUNNING) -> None:
+        """Store the checkpoint, progress and pending stages; LeaseLostError when not the owner."""
+        assert self.checkpoint is not None
+        saved = await repository.save_checkpoint(
+            session,
+            self.run.id,
+            self.runtime.replica_id,
+            self.checkpoint.as_json(),
+            steps=self.steps,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            status=status,
+        )
+        if not saved:
+            raise LeaseLostError(self.run.id)
+        await repository.add_stages(session, self.run.id, self.stages)
+
+    def _stages_committed(self) -> None:
+        committed, self.stages = self.stages, []
+        sink = self.runtime.sink
+        if sink is not None and committed:
+            try:
+                sink.stages(self.run, self.agent.name if self.agent else None, committed)
+            except Exception:
+                logger.warning("trace export failed", exc_info=True)
+
+    async def _close_open_approvals(self, session: AsyncSession, now: datetime) -> None:
+        """A run that ends with calls still waiting (it failed meanwhile): refuse them, so
+        nothing is left pending for a decision that can no longer matter."""
+        if self.checkpoint is None:
+            return
+        open_calls = [call for call in self.checkpoint.pending if call.needs_approval and call.envelope is None]
+        if not open_calls:
+            return
+        rows = await repository.calls_by_ids(session, [call.tool_call_id for call in open_calls])
+        for call in open_calls:
+            row = rows.get(call.tool_call_id)
+            if row is not None and row.status == PENDING_APPROVAL:
+                refused = self._call_row(call, None, "FAILED", _run_ended(), now)
+                refused["tool_type"] = row.tool_type
+                await repository.write_call_row(session, refused, replace=True)
+        await repository.settle_approvals(session, [call.tool_call_id for call in open_calls], now)
+
+    async def finish(self, status: str, output: str | None, error: tuple[str, str, str | None] | None) -> None:
+        run = self.run
+        now = utcnow()
+        async with self.session_factory() as session, session.begin():
+            stored = await repository.lock_owned_run(session, run.id, self.runtime.replica_id)
+            if stored is None:
+                raise LeaseLostError(run.id)
+            stored.status = status
+            stored.output = output
+            stored.steps = self.steps
+            stored.prompt_tokens = self.prompt_tokens
+            stored.completion_tokens = self.completion_tokens
+            stored.finished_at = now
+            stored.checkpoint = None
+            stored.owner_id = None
+            stored.lease_expires_at = None
+            if error is not None:
+                stored.error_code, stored.error_message, stored.error_detail = error
+            if run.session_id and output is not None:
+                # One id for the pair, suffixed in order: history is read back sorted by id.
+                turn = new_id("msg_")
+                for suffix, role, content in (("a", "user", run.input), ("b", "assistant", output)):
+                    session.add(
+                        AgentSessionMessage(
+                            id=f"{turn}{suffix}",
+                            agent_id=run.agent_id,
+                            session_id=run.session_id,
+                            run_id=run.id,
+                            role=role,
+                            content=content,
+                            created_at=now,
+                        )
+                    )
+            await self._close_open_approvals(session, now)
+            await repository.add_stages(session, run.id, self.stages)
+            finished = stored
+        self._stages_committed()
+        sink = self.runtime.sink
+        if sink is not None:
+            try:
+                sink.finished(finished, self.agent.name if self.agent else None)
+            except Exception:
+                logger.warning("trace export failed", exc_info=True)
+        await self.runtime._event(run.id, "FINISHED", status=status)
+
+
+def _run_ended() -> tuple[str, str, str | None]:
+    return ("RUN_ENDED", "The run ended before a decision on this call; it was not run.", None)
+
+
+def _interrupted() -> tuple[str, str, str | None]:
+    return (
+        INTERRUPTED,
+        "The platform was interrupted while this call may have been running; it may or may not have "
+        "taken effect, so it was not run again. Check before repeating it.",
+        "a WRITE call is never repeated after an interruption",
+    )
 
 
 def _assistant_message(reply: ModelReply) -> dict[str, Any]:

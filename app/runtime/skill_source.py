@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.agents.models import Agent
 from app.config import Settings
 from app.runtime.prompt import SkillSection, SkillSelection
+from app.skills.resolve import canary_bucket
 from app.skills.routing import select_skills
 
 
@@ -24,8 +25,22 @@ class RoutedSkillProvider:
             selected = await select_skills(
                 session, agent, message, self.settings, session_id=session_id, force_channel=force_channel
             )
-        selection = SkillSelection(notes=list(selected.notes))
         routing = selected.routing
+        selection = SkillSelection(notes=list(selected.notes), limit=routing.limit, routed=routing.is_routed)
+        for is_chosen, group in ((True, routing.chosen), (False, routing.dropped)):
+            for routed in group:
+                selection.candidates.append(
+                    {
+                        "skillId": routed.skill.skill_id,
+                        "version": routed.skill.version,
+                        "channel": "PINNED" if routed.skill.is_pinned else routed.skill.channel,
+                        "versionReason": routed.skill.reason,
+                        "canaryBucket": canary_bucket(session_id, routed.skill.skill_id) if session_id else None,
+                        "score": routed.score,
+                        "chosen": is_chosen,
+                        "reason": routed.reason,
+                    }
+                )
         for routed in routing.chosen:
             skill = routed.skill
             reason = f"{skill.reason}; {routed.reason}" if routing.is_routed else skill.reason

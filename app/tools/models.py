@@ -31,6 +31,8 @@ class ToolDefinition(Base):
     mcp_server_id: Mapped[str | None] = mapped_column(ForeignKey("mcp_server.id"), index=True)
     status: Mapped[str] = mapped_column(String(16), default="ACTIVE")
     side_effect: Mapped[str] = mapped_column(String(8), default="READ")
+    # When an agent's call waits for a person: NEVER, ALWAYS, or WRITE_ONLY (when side_effect is WRITE).
+    approval: Mapped[str] = mapped_column(String(16), default="NEVER")
     timeout_ms: Mapped[int] = mapped_column(Integer, default=10_000)
     max_retries: Mapped[int] = mapped_column(Integer, default=1)
     tags: Mapped[list[str]] = mapped_column(JsonType, default=list)

@@ -31,6 +31,8 @@ AUTH_TYPES = ("NONE", "API_KEY", "HEADER", "OAUTH_CLIENT_CREDENTIALS", "BEARER")
 TRANSPORTS = ("STREAMABLE_HTTP", "SSE", "STDIO")
 MAX_TIMEOUT_MS = 600_000
 MAX_RETRIES = 5
+# When an agent's call of the tool waits for a person (app.runtime decides by these).
+APPROVAL_POLICIES = ("NEVER", "ALWAYS", "WRITE_ONLY")
 # Fields of BUILTIN and MCP tools that come from code or discovery, not from admins.
 DECLARED_FIELDS = ("label", "description", "input_schema", "output_schema", "endpoint", "auth")
 
@@ -57,6 +59,7 @@ class ToolInput:
     endpoint: str | None = None
     auth: AuthConfig | None = None
     side_effect: str | None = None
+    approval: str | None = None
     timeout_ms: int | None = None
     max_retries: int | None = None
     tags: list[str] | None = None
@@ -120,6 +123,10 @@ def _apply_policy_fields(tool: ToolDefinition, data: ToolInput) -> None:
         if data.side_effect not in ("READ", "WRITE"):
             raise DomainError("INVALID", "sideEffect is READ or WRITE.", _path("sideEffect"))
         tool.side_effect = data.side_effect
+    if data.approval is not None:
+        if data.approval not in APPROVAL_POLICIES:
+            raise DomainError("INVALID", "approval is NEVER, ALWAYS or WRITE_ONLY.", _path("approval"))
+        tool.approval = data.approval
     if data.timeout_ms is not None:
         tool.timeout_ms = check_range(data.timeout_ms, 1, MAX_TIMEOUT_MS, _path("timeoutMs"))
     if data.max_retries is not None:

@@ -10,6 +10,7 @@ from app.agents import service
 from app.skills.service import with_declared_tool_notices
 from schema.agents.types import Agent, agent_connection
 from schema.context import Info
+from schema.enums import ApprovalPolicy
 from schema.errors import UserError
 from schema.mutations import in_transaction
 from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection
@@ -17,6 +18,16 @@ from schema.pagination import AfterArgument, Connection, FirstArgument, empty_co
 
 def _ids(values: list[strawberry.ID] | None) -> list[str] | None:
     return [str(value) for value in values] if values is not None else None
+
+
+@strawberry.input(description="The agent's approval policy for one of its activated tools, overriding the tool's own.")
+class ToolApprovalInput:
+    tool_id: strawberry.ID = strawberry.field(description="An activated tool of the agent.")
+    approval: ApprovalPolicy = strawberry.field(description="When the agent's calls of it wait for approval.")
+
+
+def _approvals(values: list[ToolApprovalInput] | None) -> list[tuple[str, str]] | None:
+    return [(str(value.tool_id), value.approval.name) for value in values] if values is not None else None
 
 
 @strawberry.type
@@ -65,6 +76,9 @@ class CreateAgentInput:
     output_format: str | None = strawberry.field(
         default=None, description="How answers must be shaped; the OUTPUT_FORMAT section of the prompt."
     )
+    tool_approvals: list[ToolApprovalInput] | None = strawberry.field(
+        default=None, description="Approval policies overriding the tools' own, per activated tool."
+    )
 
 
 @strawberry.input(description="Changes to an agent; omitted fields stay. Lists replace the old ones.")
@@ -80,6 +94,9 @@ class UpdateAgentInput:
     activated_tool_ids: list[strawberry.ID] | None = strawberry.field(default=None, description="New tools.")
     bound_skill_ids: list[strawberry.ID] | None = strawberry.field(default=None, description="New skills.")
     output_format: str | None = strawberry.field(default=None, description="New output format; empty string clears it.")
+    tool_approvals: list[ToolApprovalInput] | None = strawberry.field(
+        default=None, description="New approval overrides (replace the old ones); an empty list removes them all."
+    )
 
 
 @strawberry.type(description="Result of a mutation on an agent.")
@@ -111,6 +128,7 @@ class AgentsMutation:
             activated_tool_ids=_ids(input.activated_tool_ids),
             bound_skill_ids=_ids(input.bound_skill_ids),
             output_format=input.output_format,
+            tool_approvals=_approvals(input.tool_approvals),
         )
         result, errors = await in_transaction(
             info, lambda session: with_declared_tool_notices(session, service.create_agent(session, principal, data))
@@ -135,6 +153,7 @@ class AgentsMutation:
             activated_tool_ids=_ids(input.activated_tool_ids),
             bound_skill_ids=_ids(input.bound_skill_ids),
             output_format=input.output_format,
+            tool_approvals=_approvals(input.tool_approvals),
         )
         result, errors = await in_transaction(
             info,

@@ -14,7 +14,7 @@ from app.agents.runs import AgentRun as AgentRunRow
 from app.agents.service import manifest, split_skill_reference
 from app.runtime import repository as runs_repository
 from schema.context import Info
-from schema.enums import RunStatus, Status
+from schema.enums import ApprovalPolicy, RunStageKind, RunStatus, Status
 from schema.node import Node
 from schema.pagination import AfterArgument, Connection, FirstArgument, paginate
 
@@ -105,6 +105,15 @@ class Agent(Node):
         return [Tool.from_row(row) for row in rows if row is not None]
 
     @strawberry.field(
+        description="Approval policies this agent sets for some of its activated tools, overriding the tools' own."
+    )
+    def tool_approvals(self) -> list[AgentToolApproval]:
+        return [
+            AgentToolApproval(tool_id=tool_id, approval=ApprovalPolicy(policy))
+            for tool_id, policy in sorted((self.row.tool_approvals or {}).items())
+        ]
+
+    @strawberry.field(
         description="Skills bound to the agent, any status: a DISABLED skill stays listed and is skipped at run time."
     )
     async def bound_skills(self, info: Info) -> list[SkillRef]:
@@ -126,6 +135,28 @@ class Agent(Node):
             AgentRun.from_row,
             lambda row: row.id,
         )
+
+
+@strawberry.type(description="An agent's approval policy for one of its tools, overriding the tool's own.")
+class AgentToolApproval:
+    tool_id: str = strawberry.field(description="The tool.")
+    approval: ApprovalPolicy = strawberry.field(description="When this agent's calls of it wait for approval.")
+
+
+@strawberry.type(
+    description="One stage of a run's trace, in order: what the run did, when, for how long, and the details that explain the outcome. No secret ever enters a trace; traces are kept QUIVER_TRACE_RETENTION_DAYS."
+)
+class RunStage:
+    kind: RunStageKind = strawberry.field(description="What the stage was.")
+    step: int | None = strawberry.field(
+        description="The step (model call number) it belongs to; null for PROMPT, SKILL_ROUTING and KNOWLEDGE."
+    )
+    started_at: datetime = strawberry.field(description="When it started (APPROVAL: when the approval was requested).")
+    finished_at: datetime = strawberry.field(description="When it ended (APPROVAL: when it was decided).")
+    duration_ms: float = strawberry.field(description="finishedAt - startedAt, in milliseconds.")
+    detail: JSON = strawberry.field(
+        description="What explains it, by kind. PROMPT: budgetChars, chars, tokenEstimate, sections [{kind, source, chars, truncated, reason}], warnings (what was cut and why), functions. SKILL_ROUTING: limit, routed, candidates [{skillId, version, channel, versionReason, canaryBucket, score, chosen, reason}], chosen, notes. KNOWLEDGE: queries, knowledgeBaseIds, hits [{knowledgeBaseId, documentId, title, source, chunkIndex, score, citation}], citations, partialSources. MODEL_CALL: model, messages (as sent, each cut at 4,000 characters, the oldest left out past 48,000: omittedMessages), reply, toolCalls, promptTokens, completionTokens, latencyMs, error. TOOL_CALL: toolCallId, modelCallId, toolId, function, arguments, envelope. APPROVAL: toolCallId, toolId, decision, decidedBy, decidedAt, comment, argumentsEdited, expiresAt."
+    )
 
 
 @strawberry.type(description="A skill version a run injected into its prompt: which version answered.")
@@ -193,6 +224,23 @@ class AgentRun(Node):
         row = await info.context.loaders.agent_by_id.load(self.row.agent_id)
         assert row is not None  # runs are only created for existing agents
         return Agent.from_row(row)
+
+    @strawberry.field(
+        description="The run's trace: one entry per stage (PROMPT, SKILL_ROUTING, KNOWLEDGE, MODEL_CALL, TOOL_CALL, APPROVAL), in order, each with its timing. Empty once pruned."
+    )
+    async def trace(self, info: Info) -> list[RunStage]:
+        rows = await info.context.loaders.stages_by_run_id.load(self.row.id)
+        return [
+            RunStage(
+                kind=RunStageKind(row.kind),
+                step=row.step,
+                started_at=row.started_at,
+                finished_at=row.finished_at,
+                duration_ms=row.duration_ms,
+                detail=JSON(row.detail),
+            )
+            for row in rows
+        ]
 
     @strawberry.field(description="Tool calls made by this run, in order.")
     async def tool_calls(self, info: Info) -> list[ToolCallRef]:

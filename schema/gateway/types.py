@@ -16,6 +16,7 @@ from schema.node import Node
 
 if TYPE_CHECKING:
     from schema.agents.types import Agent, AgentRun
+    from schema.runtime.types import ToolCallApproval
     from schema.spaces.types import Space
     from schema.tools.types import Tool
 
@@ -23,10 +24,11 @@ AgentRef = Annotated["Agent", strawberry.lazy("schema.agents.types")]
 AgentRunRef = Annotated["AgentRun", strawberry.lazy("schema.agents.types")]
 SpaceRef = Annotated["Space", strawberry.lazy("schema.spaces.types")]
 ToolRef = Annotated["Tool", strawberry.lazy("schema.tools.types")]
+ToolCallApprovalRef = Annotated["ToolCallApproval", strawberry.lazy("schema.runtime.types")]
 
 
 @strawberry.type(
-    description="Stable error codes: PARAM_INVALID, PERMISSION_DENIED, TOOL_NOT_AVAILABLE, TIMEOUT, EXTERNAL_API_ERROR, EXTERNAL_API_TIMEOUT, MCP_ERROR, RATE_LIMITED, IDEMPOTENCY_CONFLICT, INTERNAL_ERROR (and RESPONSE_TOO_LARGE, EGRESS_DENIED)."
+    description="Stable error codes: PARAM_INVALID, PERMISSION_DENIED, TOOL_NOT_AVAILABLE, TIMEOUT, EXTERNAL_API_ERROR, EXTERNAL_API_TIMEOUT, MCP_ERROR, RATE_LIMITED, IDEMPOTENCY_CONFLICT, INTERNAL_ERROR (and RESPONSE_TOO_LARGE, EGRESS_DENIED; for calls of agent runs also APPROVAL_REJECTED, APPROVAL_EXPIRED, RUN_ENDED, and INTERRUPTED: a call the platform was running when its replica died, never run again when it is WRITE)."
 )
 class ToolError:
     code: str = strawberry.field(description="Stable machine-readable code (see the type's description).")
@@ -45,7 +47,7 @@ class ToolCall(Node):
     arguments: JSON = strawberry.field(
         description="Arguments as the caller gave them (static values left out, secret-looking values redacted)."
     )
-    status: CallStatus = strawberry.field(description="SUCCESS or FAILED.")
+    status: CallStatus = strawberry.field(description="SUCCESS, FAILED, or PENDING_APPROVAL while a person decides.")
     result: JSON | None = strawberry.field(description="The data returned on SUCCESS.")
     error: ToolError | None = strawberry.field(description="The structured error on FAILED.")
     latency_ms: float = strawberry.field(description="Wall time of the call, retries included, in milliseconds.")
@@ -126,6 +128,15 @@ class ToolCall(Node):
             return None
         row = await info.context.loaders.agent_by_id.load(self.agent_id)
         return Agent.from_row(row) if row else None
+
+    @strawberry.field(
+        description="The decision a person made (or has to make) before the call could run; null when the call needed no approval."
+    )
+    async def approval(self, info: Info) -> ToolCallApprovalRef | None:
+        from schema.runtime.types import ToolCallApproval
+
+        row = await info.context.loaders.approval_by_tool_call_id.load(str(self.id))
+        return ToolCallApproval.from_row(row) if row else None
 
     @strawberry.field(description="The agent run that made the call; null for direct calls.")
     async def run(self, info: Info) -> AgentRunRef | None:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.scalars import JSON
 
 from app.agents.service import get_agent_for
+from app.db import utcnow
 from app.errors import DomainError
 from app.events.bus import SubscriberOverflowError
 from app.runtime import repository as runs_repository
@@ -18,10 +20,14 @@ from schema.agents.types import AgentRun
 from schema.context import Info
 from schema.errors import ClientError, UserError
 from schema.gateway.types import ToolCall
+from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection, paginate
 from schema.runtime.types import AgentRunEvent, PromptPreview, PromptSection
 
 FINISHED = "FINISHED"
 STARTED = "STARTED"
+# A subscriber looks at the run itself this often when no event came: a finish whose event was
+# lost (the bus down, the replica gone) still ends the subscription.
+RECONCILE_S = 5.0
 
 
 @strawberry.input(description="One invocation of an agent.")
@@ -50,8 +56,89 @@ class InvokeAgentPayload:
     user_errors: list[UserError] = strawberry.field(description="Why the run could not start; empty on success.")
 
 
+async def _events_or_ticks(subscription: Any, interval_s: float) -> AsyncIterator[dict[str, Any] | None]:
+    """The subscription's events, and None whenever none came for ``interval_s``."""
+    events = aiter(subscription)
+    waiting: asyncio.Future[dict[str, Any]] | None = None
+    try:
+        while True:
+            if waiting is None:
+                waiting = asyncio.ensure_future(anext(events))
+            done, _ = await asyncio.wait({waiting}, timeout=interval_s)
+            if not done:
+                yield None
+                continue
+            arrived, waiting = waiting, None
+            try:
+                event = arrived.result()
+            except StopAsyncIteration:
+                return
+            yield event
+    finally:
+        if waiting is not None:
+            waiting.cancel()
+
+
+@strawberry.input(description="Approve a tool call that waits for a decision: it runs, and its run continues.")
+class ApproveToolCallInput:
+    tool_call_id: strawberry.ID = strawberry.field(description="The waiting call, tc_….")
+    comment: str | None = strawberry.field(
+        default=None, description="Kept on the call's approval (2,000 characters at most)."
+    )
+    arguments: JSON | None = strawberry.field(
+        default=None,
+        description="Edited arguments replacing the proposed ones entirely; validated against the tool's schema again.",
+    )
+
+
+@strawberry.input(description="Reject a tool call that waits for a decision: it does not run; the model is told why.")
+class RejectToolCallInput:
+    tool_call_id: strawberry.ID = strawberry.field(description="The waiting call, tc_….")
+    reason: str | None = strawberry.field(
+        default=None, description="Why: kept on the call and told to the model (2,000 characters at most)."
+    )
+
+
+@strawberry.type(description="Result of approveToolCall.")
+class ApproveToolCallPayload:
+    tool_call: ToolCall | None = strawberry.field(description="The call with its decision; null when refused.")
+    run: AgentRun | None = strawberry.field(description="The call's run, as it stands right after the decision.")
+    user_errors: list[UserError] = strawberry.field(description="Why the decision was refused; empty on success.")
+
+
+@strawberry.type(description="Result of rejectToolCall.")
+class RejectToolCallPayload:
+    tool_call: ToolCall | None = strawberry.field(description="The call with its decision; null when refused.")
+    run: AgentRun | None = strawberry.field(description="The call's run, as it stands right after the decision.")
+    user_errors: list[UserError] = strawberry.field(description="Why the decision was refused; empty on success.")
+
+
 @strawberry.type
 class RuntimeQuery:
+    @strawberry.field(
+        description="Tool calls of agent runs in the space that wait for a person's approval, oldest first, each with its run and agent. Readable by the space's keys; SPACE_ADMIN or ADMIN decide."
+    )
+    async def pending_approvals(
+        self,
+        info: Info,
+        space_id: Annotated[strawberry.ID, strawberry.argument(description="The space.")],
+        first: FirstArgument = 20,
+        after: AfterArgument = None,
+    ) -> Connection[ToolCall]:
+        space = str(space_id)
+        if not info.context.principal.can_read_space(space):
+            return empty_connection(after)
+        now = utcnow()
+        return await paginate(
+            info,
+            first,
+            after,
+            lambda session, request: runs_repository.list_pending_approvals(session, space, now, request),
+            lambda session: runs_repository.count_pending_approvals(session, space, now),
+            ToolCall.from_row,
+            lambda row: row.id,
+        )
+
     @strawberry.field(description="One agent run by id; null when absent or outside the caller's reach.")
     async def agent_run(
         self,
@@ -137,6 +224,47 @@ class RuntimeMutation:
             return InvokeAgentPayload(run=None, user_errors=[UserError.from_domain(error)])
         return InvokeAgentPayload(run=AgentRun.from_row(row), user_errors=[])
 
+    @strawberry.mutation(
+        description="Approve a tool call waiting for a decision (SPACE_ADMIN of its space, or ADMIN): it runs through the gateway, with the edited arguments when given, and the run continues on a live replica."
+    )
+    async def approve_tool_call(
+        self,
+        info: Info,
+        input: Annotated[ApproveToolCallInput, strawberry.argument(description="The decision.")],
+    ) -> ApproveToolCallPayload:
+        runtime = info.context.runtime
+        assert runtime is not None, "the composition root provides the runtime"
+        try:
+            call, run = await runtime.decide(
+                info.context.principal,
+                str(input.tool_call_id),
+                approve=True,
+                comment=input.comment,
+                arguments=input.arguments,
+                arguments_given=input.arguments is not None,
+            )
+        except DomainError as error:
+            return ApproveToolCallPayload(tool_call=None, run=None, user_errors=[UserError.from_domain(error)])
+        return ApproveToolCallPayload(tool_call=ToolCall.from_row(call), run=AgentRun.from_row(run), user_errors=[])
+
+    @strawberry.mutation(
+        description="Reject a tool call waiting for a decision (SPACE_ADMIN of its space, or ADMIN): it does not run; the model is told it was refused and why, and the run continues."
+    )
+    async def reject_tool_call(
+        self,
+        info: Info,
+        input: Annotated[RejectToolCallInput, strawberry.argument(description="The decision.")],
+    ) -> RejectToolCallPayload:
+        runtime = info.context.runtime
+        assert runtime is not None, "the composition root provides the runtime"
+        try:
+            call, run = await runtime.decide(
+                info.context.principal, str(input.tool_call_id), approve=False, comment=input.reason
+            )
+        except DomainError as error:
+            return RejectToolCallPayload(tool_call=None, run=None, user_errors=[UserError.from_domain(error)])
+        return RejectToolCallPayload(tool_call=ToolCall.from_row(call), run=AgentRun.from_row(run), user_errors=[])
+
 
 @strawberry.type
 class RuntimeSubscription:
@@ -172,7 +300,15 @@ class RuntimeSubscription:
                 if run is not None:
                     # The run id is only known once the run has started: replay STARTED for the subscriber.
                     yield AgentRunEvent(kind=STARTED, run=run, tool_call=None, delta=None, at=run.started_at)
-                async for event in subscription:
+                async for event in _events_or_ticks(subscription, RECONCILE_S):
+                    if event is None:
+                        run = await current()
+                        if run is None:
+                            return
+                        if run.finished_at is not None:
+                            yield AgentRunEvent(kind=FINISHED, run=run, tool_call=None, delta=None, at=run.finished_at)
+                            return
+                        continue
                     if event["kind"] == STARTED:
                         continue
                     info.context.renew_loaders()

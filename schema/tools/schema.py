@@ -10,7 +10,7 @@ from strawberry.scalars import JSON
 from app.tools import repository, service
 from app.tools.models import McpServer as McpServerRow
 from schema.context import Info
-from schema.enums import AuthType, McpTransport, Role, SideEffect
+from schema.enums import ApprovalPolicy, AuthType, McpTransport, Role, SideEffect
 from schema.errors import UserError
 from schema.mutations import in_transaction
 from schema.pagination import AfterArgument, Connection, FirstArgument, paginate
@@ -104,6 +104,9 @@ class CreateToolInput:
     endpoint: str = strawberry.field(description="The http(s) URL the platform POSTs the arguments to.")
     auth: AuthConfigInput | None = strawberry.field(default=None, description="Credentials for the endpoint.")
     side_effect: SideEffect | None = strawberry.field(default=SideEffect.READ, description="READ (default) or WRITE.")
+    approval: ApprovalPolicy | None = strawberry.field(
+        default=None, description="When an agent's call waits for a person's approval (default NEVER)."
+    )
     timeout_ms: int | None = strawberry.field(
         default=None, description="Time limit of one attempt in ms (default 10000)."
     )
@@ -131,6 +134,7 @@ class CreateToolInput:
             endpoint=self.endpoint,
             auth=self.auth.to_app() if self.auth else None,
             side_effect=self.side_effect.name if self.side_effect else None,
+            approval=self.approval.name if self.approval else None,
             timeout_ms=self.timeout_ms,
             max_retries=self.max_retries,
             tags=self.tags,
@@ -158,6 +162,9 @@ class UpdateToolInput:
         default=None, description="New credentials (replaces the old ones)."
     )
     side_effect: SideEffect | None = strawberry.field(default=None, description="New side effect.")
+    approval: ApprovalPolicy | None = strawberry.field(
+        default=None, description="New approval policy for agents' calls (any kind of tool)."
+    )
     timeout_ms: int | None = strawberry.field(default=None, description="New time limit in ms.")
     max_retries: int | None = strawberry.field(default=None, description="New retry count.")
     tags: list[str] | None = strawberry.field(default=None, description="New tags (replace the old ones).")
@@ -177,6 +184,7 @@ class UpdateToolInput:
             endpoint=self.endpoint,
             auth=self.auth.to_app() if self.auth else None,
             side_effect=self.side_effect.name if self.side_effect else None,
+            approval=self.approval.name if self.approval else None,
             timeout_ms=self.timeout_ms,
             max_retries=self.max_retries,
             tags=self.tags,

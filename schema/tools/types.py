@@ -13,7 +13,7 @@ from app.tools.models import McpServer as McpServerRow
 from app.tools.models import ToolDefinition
 from app.tools.service import may_manage_tool
 from schema.context import Info
-from schema.enums import AuthType, McpTransport, Role, SideEffect, Status, ToolType
+from schema.enums import ApprovalPolicy, AuthType, McpTransport, Role, SideEffect, Status, ToolType
 from schema.node import Node
 from schema.pagination import AfterArgument, Connection, FirstArgument, paginate
 
@@ -117,6 +117,12 @@ class Tool(Node):
             drifted_at=row.drifted_at,
             row=row,
         )
+
+    @strawberry.field(
+        description="When an agent's call of this tool waits for a person's approval (an agent may override it per tool). Direct invokeTool calls are never held."
+    )
+    def approval(self) -> ApprovalPolicy:
+        return ApprovalPolicy(self.row.approval or ApprovalPolicy.NEVER.value)
 
     @strawberry.field(description="The MCP server the tool was discovered from; null for other kinds.")
     async def mcp_server(self, info: Info) -> McpServer | None:

@@ -28,6 +28,7 @@ from tests.schema.runtime import (
 )
 from tests.support.openai_server import OpenAIServer, ScriptedModel, call, final, tool_calls
 from tests.support.openai_server import openai_server as openai_server
+from tests.support.processes import wait_until
 
 HISTORY_TURNS = 2
 
@@ -100,7 +101,7 @@ class TestAsyncRuns:
         assert [edge["node"]["id"] for edge in runs["edges"]] == [first["id"], second["id"]]
         assert [edge["node"]["output"] for edge in runs["edges"]] == ["one", "two"]
 
-    async def test_a_run_cut_short_by_a_shutdown_is_not_left_running(
+    async def test_a_run_cut_short_by_a_shutdown_is_continued_by_a_live_replica(
         self, world: World, settings: Settings, openai_server: OpenAIServer, admin_key: str
     ) -> None:
         gate = threading.Event()
@@ -108,15 +109,24 @@ class TestAsyncRuns:
         try:
             async with runtime_app(settings, openai_server) as doomed:
                 started = await invoke(doomed.client(admin_key), world.agent["id"], "long job", **{"async": True})
-                await asyncio.sleep(0.2)
-            # The replica is gone; its run must not stay RUNNING for ever.
-            after = await get_run(world.gql, started["id"])
+                await wait_until(lambda: len(world.model.requests) == 1)
+            # The replica is gone: it gave the run up instead of leaving it RUNNING for ever.
+            released = await get_run(world.gql, started["id"])
         finally:
             gate.set()
+        assert released is not None and released["status"] == "RUNNING" and released["finishedAt"] is None
 
-        assert after is not None
-        assert after["status"] != "RUNNING", after
-        assert after["finishedAt"] is not None
+        # The next sweep of a live replica continues it from its last completed step.
+        world.model.push(final("done after the restart"))
+        async with runtime_app(settings, openai_server) as survivor:
+            await survivor.app.state.services.runtime.sweep()
+            after = await wait_for_run(survivor.client(admin_key), started["id"])
+
+        assert after["status"] == "SUCCEEDED", after
+        assert after["output"] == "done after the restart"
+        assert after["steps"] == 1
+        assert len(world.model.requests) == 2
+        assert world.model.requests[0]["messages"] == world.model.requests[1]["messages"]
 
 
 class TestRunReach:
