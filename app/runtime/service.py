@@ -56,6 +56,7 @@ from app.runtime.prompt import PromptBuilder
 from app.skills.usage import record_injection
 from app.tools import repository as tools_repository
 from app.tools.models import ToolDefinition
+from app.tools.service import APPROVAL_POLICIES
 
 logger = logging.getLogger("quiver.runtime")
 
@@ -69,8 +70,7 @@ IDEMPOTENCY_HOURS = 24
 RUNNING = repository.RUNNING
 WAITING_APPROVAL = repository.WAITING_APPROVAL
 APPROVED, REJECTED, EXPIRED = "APPROVED", "REJECTED", "EXPIRED"
-NEVER, ALWAYS, WRITE_ONLY = "NEVER", "ALWAYS", "WRITE_ONLY"
-APPROVAL_POLICIES = (NEVER, ALWAYS, WRITE_ONLY)
+NEVER, ALWAYS, WRITE_ONLY = APPROVAL_POLICIES
 
 # Runs taken over or continued per sweep; the next sweep takes the rest.
 SWEEP_BATCH = 20
@@ -790,7 +790,7 @@ class RunDriver:
             )
         except ModelError as failure:
             detail.update(
-                latencyMs=(time.perf_counter() - clock) * 1000,
+                latencyMs=round((time.perf_counter() - clock) * 1000, 3),
                 error={"code": failure.code, "message": failure.message, "detail": scrubber.value(failure.detail)},
             )
             self.stages.append(trace.Stage(trace.MODEL_CALL, started, utcnow(), detail, step=self.steps))
@@ -798,7 +798,7 @@ class RunDriver:
         self.prompt_tokens += reply.prompt_tokens
         self.completion_tokens += reply.completion_tokens
         detail.update(
-            latencyMs=(time.perf_counter() - clock) * 1000,
+            latencyMs=round((time.perf_counter() - clock) * 1000, 3),
             reply=scrubber.value(reply.content),
             toolCalls=[
                 {"id": call.call_id, "name": call.name, "arguments": scrubber.arguments_text(call.arguments)}

@@ -50,7 +50,7 @@ class Stage:
 
     @property
     def duration_ms(self) -> float:
-        return (self.finished_at - self.started_at).total_seconds() * 1000
+        return round((self.finished_at - self.started_at).total_seconds() * 1000, 3)
 
 
 class Scrubber:

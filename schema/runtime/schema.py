@@ -37,7 +37,7 @@ class InvokeAgentInput:
     session_id: str | None = strawberry.field(default=None, description="Continue an earlier conversation.")
     idempotency_key: str | None = strawberry.field(
         default=None,
-        description="Same key and same input within 24 h returns the first run instead of running again; same key with other input is IDEMPOTENCY_CONFLICT.",
+        description="Same key and same input within 24 h returns the first run instead of running again (also after its replica died: that run, continued by a live replica; a synchronous retry answers once it is no longer RUNNING); same key with other input is IDEMPOTENCY_CONFLICT.",
     )
     run_async: bool | None = strawberry.field(
         default=False, name="async", description="Return at once with a RUNNING run; follow it with agentRunEvents."
