@@ -1,0 +1,743 @@
+"""Driving one run: the tool-calling loop of a run this replica holds the lease on.
+
+A ``RunDriver`` starts from the run's checkpoint and goes on until the run finishes,
+waits for a person's approval (it is then released: nothing holds it), or another replica
+took it over (``LeaseLostError``: this one stops). Every step is stored before its tool
+calls run — each call named with its ``tc_…`` id — so that whoever continues the run
+knows which calls may have run: their call-log rows hold the outcome, and a WRITE call
+without a row is never run again (INTERRUPTED).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.agents.models import Agent
+from app.agents.runs import AgentRun, AgentSessionMessage, ToolCallApproval
+from app.db import utcnow
+from app.gateway.envelope import INTERNAL_ERROR, ToolFailure, ToolResult
+from app.gateway.models import ToolCall
+from app.gateway.repository import PENDING_APPROVAL
+from app.gateway.service import logged_arguments
+from app.ids import new_id
+from app.runtime import repository, trace
+from app.runtime.checkpoint import Checkpoint, PlannedCall
+from app.runtime.model import ModelClient, ModelError, ModelReply, ToolCallRequest
+from app.skills.usage import record_injection
+from app.tools import repository as tools_repository
+from app.tools.models import ToolDefinition
+from app.tools.service import APPROVAL_POLICIES
+
+if TYPE_CHECKING:
+    from app.runtime.service import AgentRuntime
+
+logger = logging.getLogger("quiver.runtime")
+
+INTERRUPTED = "INTERRUPTED"
+APPROVAL_REJECTED = "APPROVAL_REJECTED"
+APPROVAL_EXPIRED = "APPROVAL_EXPIRED"
+RUNNING = repository.RUNNING
+WAITING_APPROVAL = repository.WAITING_APPROVAL
+APPROVED, REJECTED, EXPIRED = "APPROVED", "REJECTED", "EXPIRED"
+NEVER, ALWAYS, WRITE_ONLY = APPROVAL_POLICIES
+
+
+def effective_approval(tool: ToolDefinition, agent: Agent) -> str:
+    """The agent's override for this tool, else the tool's own policy."""
+    override = (agent.tool_approvals or {}).get(tool.tool_id)
+    return override if override in APPROVAL_POLICIES else (tool.approval or NEVER)
+
+
+def needs_approval(tool: ToolDefinition, agent: Agent) -> bool:
+    policy = effective_approval(tool, agent)
+    return policy == ALWAYS or (policy == WRITE_ONLY and tool.side_effect == "WRITE")
+
+
+class LeaseLostError(Exception):
+    """Another replica took the run over (this one missed its heartbeats): stop driving it."""
+
+
+class StageSink(Protocol):
+    """Where committed trace stages go besides the database (OpenTelemetry, when configured)."""
+
+    def stages(self, run: AgentRun, agent_name: str | None, stages: list[trace.Stage]) -> None: ...
+
+    def finished(self, run: AgentRun, agent_name: str | None) -> None: ...
+
+    def shutdown(self) -> None: ...
+
+
+def failure_envelope(code: str, message: str, detail: str | None) -> dict[str, Any]:
+    return {
+        "status": "FAILED",
+        "data": None,
+        "error": {"code": code, "message": message, "detail": detail},
+        "traceId": secrets.token_hex(16),
+        "latencyMs": 0.0,
+    }
+
+
+def envelope_of_row(row: ToolCall) -> dict[str, Any]:
+    error = (
+        {"code": row.error_code, "message": row.error_message or "", "detail": row.error_detail}
+        if row.error_code
+        else None
+    )
+    return {
+        "status": row.status,
+        "data": row.result,
+        "error": error,
+        "traceId": row.trace_id,
+        "latencyMs": row.latency_ms,
+    }
+
+
+class RunDriver:
+    """Drives one run on this replica, from its checkpoint, until it finishes, waits for
+    approval, or another replica took it over."""
+
+    def __init__(
+        self,
+        runtime: AgentRuntime,
+        run: AgentRun,
+        agent: Agent | None,
+        client: ModelClient | None,
+        checkpoint: Checkpoint | None,
+    ) -> None:
+        self.runtime = runtime
+        self.run = run
+        self.agent = agent
+        self.client = client
+        self.checkpoint = checkpoint
+        self.steps = run.steps or 0
+        self.prompt_tokens = run.prompt_tokens or 0
+        self.completion_tokens = run.completion_tokens or 0
+        #: Trace stages not yet stored: they go with the next checkpoint (or the finish).
+        self.stages: list[trace.Stage] = []
+
+    @property
+    def session_factory(self) -> async_sessionmaker[AsyncSession]:
+        return self.runtime.session_factory
+
+    async def drive(self, *, fresh: bool) -> None:
+        run_id = self.run.id
+        try:
+            if fresh:
+                await self.runtime._event(run_id, "STARTED")
+            try:
+                await self._loop()
+            except ModelError as failure:
+                await self.finish("FAILED", None, (failure.code, failure.message, failure.detail))
+            except (LeaseLostError, asyncio.CancelledError):
+                raise
+            except Exception:
+                trace_id = secrets.token_hex(8)
+                logger.exception("agent run crashed", extra={"run_id": run_id, "trace_id": trace_id})
+                await self.finish(
+                    "FAILED", None, (INTERNAL_ERROR, "The run failed inside the platform.", f"trace {trace_id}")
+                )
+        except LeaseLostError:
+            logger.warning("run %s was taken over by another replica; stopping here", run_id)
+        except asyncio.CancelledError:
+            # Shutdown (or the caller gone): give the run up at once, so the next sweep of a live
+            # replica continues it from its last completed step instead of leaving it RUNNING.
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.runtime.release(run_id))
+            raise
+
+    async def _loop(self) -> None:
+        assert self.agent is not None and self.client is not None and self.checkpoint is not None
+        checkpoint = self.checkpoint
+        if checkpoint.messages is None:
+            await self._begin()
+        just_planned = False
+        while True:
+            if checkpoint.pending:
+                waiting = await self._settle(just_planned=just_planned)
+                just_planned = False
+                if waiting and await self._wait_for_approval():
+                    return
+                continue
+            if self.steps >= self.agent.max_steps:
+                await self.finish("MAX_STEPS", None, None)
+                return
+            self.steps += 1
+            reply = await self._model_call()
+            if not reply.tool_calls:
+                await self.finish("SUCCEEDED", reply.content or "", None)
+                return
+            if self.steps >= self.agent.max_steps:
+                # No model call is left to read the results: do not act on the world for nothing.
+                await self.finish("MAX_STEPS", None, None)
+                return
+            await self._plan(reply)
+            just_planned = True
+
+    async def _begin(self) -> None:
+        """Assemble the prompt and the first messages: the run's first checkpoint."""
+        assert self.agent is not None and self.checkpoint is not None
+        run, agent, checkpoint = self.run, self.agent, self.checkpoint
+        prompt = await self.runtime.prompt_builder.build(
+            agent,
+            run.input,
+            # A run without a conversation is its own canary bucket.
+            session_id=run.session_id or run.id,
+            user_profile=checkpoint.user_profile,
+            force_channel=checkpoint.force_channel,
+        )
+        messages: list[dict[str, Any]] = [{"role": "system", "content": prompt.system_prompt}]
+        async with self.session_factory() as session, session.begin():
+            if run.session_id:
+                for turn in await repository.last_turns(
+                    session, agent.id, run.session_id, self.runtime.settings.history_turns
+                ):
+                    messages.append({"role": turn.role, "content": turn.content})
+            notifications = await repository.pending_notifications(session, agent.id)
+            if notifications:
+                lines = [f"- from {note.from_agent_id or 'a caller'}: {note.content}" for note in notifications]
+                messages.append(
+                    {
+                        "role": "system",
+                        "content": "Messages from other agents since your last run:\n" + "\n".join(lines),
+                    }
+                )
+                await repository.mark_delivered(session, [note.id for note in notifications], utcnow())
+        messages.append({"role": "user", "content": run.input})
+        checkpoint.messages = messages
+        checkpoint.functions = prompt.functions
+        self.stages.extend(prompt.stages)
+        async with self.session_factory() as session, session.begin():
+            stored = await repository.lock_owned_run(session, run.id, self.runtime.replica_id)
+            if stored is None:
+                raise LeaseLostError(run.id)
+            stored.skill_versions = prompt.skill_versions
+            stored.prompt_warnings = prompt.warnings
+            stored.checkpoint = checkpoint.as_json()
+            await record_injection(session, prompt.injected_skills)
+            await repository.add_stages(session, run.id, self.stages)
+        self._stages_committed()
+
+    async def _model_call(self) -> ModelReply:
+        assert self.agent is not None and self.client is not None and self.checkpoint is not None
+        messages = self.checkpoint.messages or []
+        await self.runtime._event(self.run.id, "MODEL_CALL", step=self.steps)
+        on_delta = self.runtime._delta_publisher(self.run.id) if self.runtime.settings.stream else None
+        started = utcnow()
+        clock = time.perf_counter()
+        scrubber = self.runtime.scrubber
+        sent, omitted = scrubber.messages(messages)
+        detail: dict[str, Any] = {
+            "model": self.agent.model,
+            "messages": sent,
+            "omittedMessages": omitted,
+            "functions": sorted(self.checkpoint.functions.tool_by_name),
+        }
+        try:
+            reply = await self.client.complete(
+                model=self.agent.model,
+                messages=messages,
+                tools=self.checkpoint.functions.definitions,
+                on_delta=on_delta,
+            )
+        except ModelError as failure:
+            detail.update(
+                latencyMs=round((time.perf_counter() - clock) * 1000, 3),
+                error={"code": failure.code, "message": failure.message, "detail": scrubber.value(failure.detail)},
+            )
+            self.stages.append(trace.Stage(trace.MODEL_CALL, started, utcnow(), detail, step=self.steps))
+            raise
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+        detail.update(
+            latencyMs=round((time.perf_counter() - clock) * 1000, 3),
+            reply=scrubber.value(reply.content),
+            toolCalls=[
+                {"id": call.call_id, "name": call.name, "arguments": scrubber.arguments_text(call.arguments)}
+                for call in reply.tool_calls
+            ],
+            promptTokens=reply.prompt_tokens,
+            completionTokens=reply.completion_tokens,
+        )
+        self.stages.append(trace.Stage(trace.MODEL_CALL, started, utcnow(), detail, step=self.steps))
+        return reply
+
+    # ------------------------------------------------------------ tool calls
+
+    async def _plan(self, reply: ModelReply) -> None:
+        """Name the step's calls and store them before any runs; calls that need a person
+        are recorded as PENDING_APPROVAL with their approval request, in the same commit."""
+        assert self.agent is not None and self.checkpoint is not None
+        checkpoint, agent = self.checkpoint, self.agent
+        offered = set(checkpoint.functions.tool_by_name.values())
+        planned: list[PlannedCall] = []
+        for request in reply.tool_calls:
+            planned.append(self._planned(request, offered))
+        tools = await self._tools({call.tool_id for call in planned})
+        for call in planned:
+            tool = tools.get(call.tool_id)
+            call.needs_approval = tool is not None and needs_approval(tool, agent)
+        checkpoint.messages = [*(checkpoint.messages or []), _assistant_message(reply)]
+        checkpoint.pending = planned
+        now = utcnow()
+        expires = now + timedelta(seconds=self.runtime.settings.approval_timeout_s)
+        rows: list[dict[str, Any]] = []
+        async with self.session_factory() as session, session.begin():
+            for call in planned:
+                if not call.needs_approval:
+                    continue
+                tool = tools[call.tool_id]
+                row = self._call_row(call, tool, "PENDING_APPROVAL", None, now)
+                rows.append(row)
+                await repository.write_call_row(session, row, replace=False)
+                session.add(
+                    ToolCallApproval(
+                        tool_call_id=call.tool_call_id,
+                        run_id=self.run.id,
+                        space_id=self.run.space_id,
+                        agent_id=self.run.agent_id,
+                        tool_id=call.tool_id,
+                        requested_at=now,
+                        expires_at=expires,
+                    )
+                )
+            await self._save(session)
+        self._stages_committed()
+        for row in rows:
+            await self.runtime._event(
+                self.run.id, "APPROVAL_REQUESTED", tool_id=row["tool_id"], tool_call_id=row["id"], call_id=row["id"]
+            )
+            await self.runtime.publish_call(row)
+
+    def _planned(self, request: ToolCallRequest, offered: set[str]) -> PlannedCall:
+        assert self.checkpoint is not None
+        tool_id = self.checkpoint.functions.tool_id(request.name)
+        try:
+            arguments: Any = json.loads(request.arguments) if request.arguments.strip() else {}
+        except ValueError:
+            # The gateway reports the malformed arguments as PARAM_INVALID, to the model and the log.
+            arguments = request.arguments
+        if tool_id not in offered:
+            # Not a function this agent was offered: the gateway refuses it and logs the attempt.
+            tool_id = f"unknown:{request.name}"
+        return PlannedCall(
+            call_id=request.call_id,
+            tool_call_id=new_id("tc_"),
+            name=request.name,
+            tool_id=tool_id,
+            arguments=arguments,
+            needs_approval=False,
+        )
+
+    async def _tools(self, tool_ids: set[str]) -> dict[str, ToolDefinition]:
+        async with self.session_factory() as session:
+            return {tool.tool_id: tool for tool in await tools_repository.tools_by_ids(session, sorted(tool_ids))}
+
+    def _call_row(
+        self,
+        call: PlannedCall,
+        tool: ToolDefinition | None,
+        status: str,
+        error: tuple[str, str, str | None] | None,
+        now: datetime,
+        arguments: Any = None,
+    ) -> dict[str, Any]:
+        """A call-log row the runtime writes itself: waiting, refused or interrupted (never run here)."""
+        static_keys = set((tool.static_arguments or {}) if tool else {})
+        return {
+            "id": call.tool_call_id,
+            "tool_id": call.tool_id[:200],
+            "tool_type": tool.type if tool else None,
+            "space_id": self.run.space_id,
+            "agent_id": self.run.agent_id,
+            "run_id": self.run.id,
+            "principal_key_id": self.run.principal_key_id,
+            "arguments": logged_arguments(call.arguments if arguments is None else arguments, static_keys),
+            "status": status,
+            "result": None,
+            "error_code": error[0] if error else None,
+            "error_message": error[1] if error else None,
+            "error_detail": error[2] if error else None,
+            "latency_ms": 0.0,
+            "attempts": 0,
+            "trace_id": secrets.token_hex(16),
+            "idempotency_key": None,
+            "started_at": now,
+            "finished_at": now,
+        }
+
+    async def _settle(self, *, just_planned: bool) -> bool:
+        """Find or produce the outcome of each call of the step; True when some still wait
+        for a decision. ``just_planned``: this driver stored the calls a moment ago, so none
+        can have started; otherwise a call without a row may have run before a crash."""
+        assert self.checkpoint is not None
+        checkpoint = self.checkpoint
+        open_calls = [call for call in checkpoint.pending if call.envelope is None]
+        async with self.session_factory() as session:
+            rows = await repository.calls_by_ids(session, [call.tool_call_id for call in open_calls])
+            approvals = {
+                approval.tool_call_id: approval
+                for approval in await repository.approvals_by_ids(
+                    session, [call.tool_call_id for call in open_calls if call.needs_approval]
+                )
+            }
+        tools = await self._tools({call.tool_id for call in open_calls})
+        now = utcnow()
+        to_run: list[tuple[PlannedCall, Any, bool]] = []
+        refusals: list[tuple[PlannedCall, tuple[str, str, str | None], bool]] = []
+        settled_approvals: list[str] = []
+        waiting = False
+        for call in open_calls:
+            row = rows.get(call.tool_call_id)
+            tool = tools.get(call.tool_id)
+            if row is not None and row.status != PENDING_APPROVAL:
+                # It ran (or was refused) before this driver: its row holds the outcome.
+                call.envelope = envelope_of_row(row)
+                self._tool_stage(call, call.envelope, row.started_at, row.finished_at)
+                if call.needs_approval:
+                    settled_approvals.append(call.tool_call_id)
+                continue
+            if not call.needs_approval:
+                if just_planned or tool is None or tool.side_effect != "WRITE":
+                    to_run.append((call, call.arguments, False))
+                else:
+                    refusals.append((call, _interrupted(), False))
+                continue
+            approval = approvals.get(call.tool_call_id)
+            if approval is None:
+                refusals.append((call, _interrupted(), row is not None))
+                continue
+            if approval.decision is None:
+                if approval.expires_at > now:
+                    waiting = True
+                    continue
+                approval = await self._expire(approval, now)
+                if approval.decision is None:
+                    waiting = True
+                    continue
+            self._approval_stage(call, approval)
+            settled_approvals.append(call.tool_call_id)
+            if approval.decision == APPROVED:
+                arguments = approval.arguments if approval.arguments is not None else call.arguments
+                async with self.session_factory() as session, session.begin():
+                    first_time = await repository.start_approved_execution(session, call.tool_call_id, now)
+                if first_time or tool is None or tool.side_effect != "WRITE":
+                    to_run.append((call, arguments, True))
+                else:
+                    refusals.append((call, _interrupted(), True))
+            elif approval.decision == REJECTED:
+                reason = approval.comment or "no reason given"
+                refusals.append(
+                    (
+                        call,
+                        (
+                            APPROVAL_REJECTED,
+                            f"A person refused this call, so it was not run. Reason: {reason}",
+                            reason,
+                        ),
+                        True,
+                    )
+                )
+            else:
+                timeout = self.runtime.settings.approval_timeout_s
+                refusals.append(
+                    (
+                        call,
+                        (
+                            APPROVAL_EXPIRED,
+                            f"Nobody approved this call within {timeout:g} s, so it was not run.",
+                            f"expired at {approval.expires_at.isoformat()}",
+                        ),
+                        True,
+                    )
+                )
+        await self._refuse(refusals, tools, now)
+        await self._run_calls(to_run)
+        if all(call.envelope is not None for call in checkpoint.pending):
+            messages = list(checkpoint.messages or [])
+            for call in checkpoint.pending:
+                messages.append(
+                    {"role": "tool", "tool_call_id": call.call_id, "content": json.dumps(call.envelope, default=str)}
+                )
+            checkpoint.messages = messages
+            checkpoint.pending = []
+        async with self.session_factory() as session, session.begin():
+            await repository.settle_approvals(session, settled_approvals, utcnow())
+            await self._save(session)
+        self._stages_committed()
+        return waiting
+
+    async def _expire(self, approval: ToolCallApproval, now: datetime) -> ToolCallApproval:
+        async with self.session_factory() as session, session.begin():
+            await repository.decide_approval(
+                session,
+                approval.tool_call_id,
+                decision=EXPIRED,
+                decided_by=None,
+                decided_at=now,
+                comment=None,
+                arguments=None,
+                require_open_at=None,
+            )
+            current = await repository.get_approval(session, approval.tool_call_id)
+        assert current is not None
+        if current.decision is not None:
+            await self.runtime._event(
+                self.run.id,
+                "APPROVAL_DECIDED",
+                tool_id=current.tool_id,
+                tool_call_id=current.tool_call_id,
+                call_id=current.tool_call_id,
+            )
+        return current
+
+    async def _refuse(
+        self,
+        refusals: list[tuple[PlannedCall, tuple[str, str, str | None], bool]],
+        tools: dict[str, ToolDefinition],
+        now: datetime,
+    ) -> None:
+        """Calls that will not run (refused, timed out, or interrupted when they may have
+        run): a FAILED row each, and the model is told why."""
+        if not refusals:
+            return
+        rows: list[dict[str, Any]] = []
+        async with self.session_factory() as session, session.begin():
+            for call, error, replace in refusals:
+                row = self._call_row(call, tools.get(call.tool_id), "FAILED", error, now)
+                rows.append(row)
+                await repository.write_call_row(session, row, replace=replace)
+                call.envelope = failure_envelope(*error) | {"traceId": row["trace_id"]}
+                self._tool_stage(call, call.envelope, now, now)
+        for row in rows:
+            await self.runtime._event(
+                self.run.id, "TOOL_CALL_FINISHED", tool_id=row["tool_id"], tool_call_id=row["id"], call_id=row["id"]
+            )
+            await self.runtime.publish_call(row)
+
+    async def _run_calls(self, calls: list[tuple[PlannedCall, Any, bool]]) -> None:
+        """Through the gateway, in parallel (bounded); a failing tool never fails the run."""
+        if not calls:
+            return
+        assert self.checkpoint is not None
+        limit = asyncio.Semaphore(self.runtime.settings.tool_parallelism)
+        principal = self.checkpoint.principal
+        run = self.run
+
+        async def one(call: PlannedCall, arguments: Any, replace: bool) -> None:
+            async with limit:
+                await self.runtime._event(run.id, "TOOL_CALL_STARTED", tool_id=call.tool_id, tool_call_id=call.call_id)
+                started = utcnow()
+                try:
+                    result = await self.runtime.gateway.execute(
+                        principal,
+                        run.space_id,
+                        call.tool_id,
+                        arguments,
+                        agent_id=run.agent_id,
+                        run_id=run.id,
+                        delegation_depth=run.delegation_depth,
+                        call_id=call.tool_call_id,
+                        replace_pending=replace,
+                    )
+                except Exception:
+                    trace_id = secrets.token_hex(8)
+                    logger.exception("tool call failed in the platform", extra={"run_id": run.id})
+                    result = ToolResult(
+                        status="FAILED",
+                        trace_id=trace_id,
+                        latency_ms=0.0,
+                        error=ToolFailure(INTERNAL_ERROR, "The tool call failed inside the platform.").error,
+                        call_id=call.tool_call_id,
+                    )
+                call.envelope = result.as_dict()
+                self._tool_stage(call, call.envelope, started, utcnow(), arguments=arguments)
+                await self.runtime._event(
+                    run.id,
+                    "TOOL_CALL_FINISHED",
+                    tool_id=call.tool_id,
+                    tool_call_id=call.call_id,
+                    call_id=result.call_id,
+                )
+
+        await asyncio.gather(*(one(call, arguments, replace) for call, arguments, replace in calls))
+
+    def _tool_stage(
+        self, call: PlannedCall, envelope: dict[str, Any], started: datetime, finished: datetime, arguments: Any = None
+    ) -> None:
+        scrubber = self.runtime.scrubber
+        self.stages.append(
+            trace.Stage(
+                trace.TOOL_CALL,
+                started,
+                finished,
+                {
+                    "toolCallId": call.tool_call_id,
+                    "modelCallId": call.call_id,
+                    "toolId": call.tool_id,
+                    "function": call.name,
+                    "arguments": scrubber.value(call.arguments if arguments is None else arguments),
+                    "envelope": scrubber.value(envelope),
+                },
+                step=self.steps,
+            )
+        )
+
+    def _approval_stage(self, call: PlannedCall, approval: ToolCallApproval) -> None:
+        self.stages.append(
+            trace.Stage(
+                trace.APPROVAL,
+                approval.requested_at,
+                approval.decided_at or utcnow(),
+                {
+                    "toolCallId": call.tool_call_id,
+                    "toolId": call.tool_id,
+                    "decision": approval.decision,
+                    "decidedBy": approval.decided_by,
+                    "decidedAt": approval.decided_at.isoformat() if approval.decided_at else None,
+                    "comment": self.runtime.scrubber.value(approval.comment),
+                    "argumentsEdited": approval.arguments is not None,
+                    "expiresAt": approval.expires_at.isoformat(),
+                },
+                step=self.steps,
+            )
+        )
+
+    async def _wait_for_approval(self) -> bool:
+        """Release the run to WAITING_APPROVAL; True when it stays released, False when a
+        decision arrived meanwhile and this replica claimed it back (go on settling)."""
+        async with self.session_factory() as session, session.begin():
+            await self._save(session, status=WAITING_APPROVAL)
+        self._stages_committed()
+        logger.info("run %s waits for approval", self.run.id, extra={"run_id": self.run.id})
+        # A decision committed between our read and the release found the run RUNNING and left it
+        # to us: look again now that it is released (the decider looks after its commit, too).
+        async with self.session_factory() as session:
+            ready = await repository.run_has_decisions(session, self.run.id, utcnow())
+        if not ready:
+            return True
+        async with self.session_factory() as session, session.begin():
+            claimed = await repository.claim_waiting(
+                session, self.run.id, self.runtime.replica_id, self.runtime._lease_until()
+            )
+        return not claimed
+
+    async def _save(self, session: AsyncSession, *, status: str = RUNNING) -> None:
+        """Store the checkpoint, progress and pending stages; LeaseLostError when not the owner."""
+        assert self.checkpoint is not None
+        saved = await repository.save_checkpoint(
+            session,
+            self.run.id,
+            self.runtime.replica_id,
+            self.checkpoint.as_json(),
+            steps=self.steps,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            status=status,
+        )
+        if not saved:
+            raise LeaseLostError(self.run.id)
+        await repository.add_stages(session, self.run.id, self.stages)
+
+    def _stages_committed(self) -> None:
+        committed, self.stages = self.stages, []
+        sink = self.runtime.sink
+        if sink is not None and committed:
+            try:
+                sink.stages(self.run, self.agent.name if self.agent else None, committed)
+            except Exception:
+                logger.warning("trace export failed", exc_info=True)
+
+    async def _close_open_approvals(self, session: AsyncSession, now: datetime) -> None:
+        """A run that ends with calls still waiting (it failed meanwhile): refuse them, so
+        nothing is left pending for a decision that can no longer matter."""
+        if self.checkpoint is None:
+            return
+        open_calls = [call for call in self.checkpoint.pending if call.needs_approval and call.envelope is None]
+        if not open_calls:
+            return
+        rows = await repository.calls_by_ids(session, [call.tool_call_id for call in open_calls])
+        for call in open_calls:
+            row = rows.get(call.tool_call_id)
+            if row is not None and row.status == PENDING_APPROVAL:
+                refused = self._call_row(call, None, "FAILED", _run_ended(), now)
+                refused["tool_type"] = row.tool_type
+                await repository.write_call_row(session, refused, replace=True)
+        await repository.settle_approvals(session, [call.tool_call_id for call in open_calls], now)
+
+    async def finish(self, status: str, output: str | None, error: tuple[str, str, str | None] | None) -> None:
+        run = self.run
+        now = utcnow()
+        async with self.session_factory() as session, session.begin():
+            stored = await repository.lock_owned_run(session, run.id, self.runtime.replica_id)
+            if stored is None:
+                raise LeaseLostError(run.id)
+            stored.status = status
+            stored.output = output
+            stored.steps = self.steps
+            stored.prompt_tokens = self.prompt_tokens
+            stored.completion_tokens = self.completion_tokens
+            stored.finished_at = now
+            stored.checkpoint = None
+            stored.owner_id = None
+            stored.lease_expires_at = None
+            if error is not None:
+                stored.error_code, stored.error_message, stored.error_detail = error
+            if run.session_id and output is not None:
+                # One id for the pair, suffixed in order: history is read back sorted by id.
+                turn = new_id("msg_")
+                for suffix, role, content in (("a", "user", run.input), ("b", "assistant", output)):
+                    session.add(
+                        AgentSessionMessage(
+                            id=f"{turn}{suffix}",
+                            agent_id=run.agent_id,
+                            session_id=run.session_id,
+                            run_id=run.id,
+                            role=role,
+                            content=content,
+                            created_at=now,
+                        )
+                    )
+            await self._close_open_approvals(session, now)
+            await repository.add_stages(session, run.id, self.stages)
+            finished = stored
+        self._stages_committed()
+        sink = self.runtime.sink
+        if sink is not None:
+            try:
+                sink.finished(finished, self.agent.name if self.agent else None)
+            except Exception:
+                logger.warning("trace export failed", exc_info=True)
+        await self.runtime._event(run.id, "FINISHED", status=status)
+
+
+def _run_ended() -> tuple[str, str, str | None]:
+    return ("RUN_ENDED", "The run ended before a decision on this call; it was not run.", None)
+
+
+def _interrupted() -> tuple[str, str, str | None]:
+    return (
+        INTERRUPTED,
+        "The platform was interrupted while this call may have been running; it may or may not have "
+        "taken effect, so it was not run again. Check before repeating it.",
+        "a WRITE call is never repeated after an interruption",
+    )
+
+
+def _assistant_message(reply: ModelReply) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": reply.content,
+        "tool_calls": [
+            {"id": call.call_id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+            for call in reply.tool_calls
+        ],
+    }
