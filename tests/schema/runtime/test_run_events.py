@@ -363,3 +363,112 @@ class TestToolCallsOfARun:
         assert sorted(item["id"] for item in received) == sorted(item["id"] for item in final_state["toolCalls"])
         assert len({item["id"] for item in received}) == 4
         assert sorted(item["status"] for item in received) == ["FAILED", "SUCCESS", "SUCCESS", "SUCCESS"]
+
+
+ALWAYS_CALCULATOR = {"toolId": "bt_calculator", "approval": "ALWAYS"}
+APPROVE = """mutation Approve($input: ApproveToolCallInput!) { approveToolCall(input: $input) {
+  toolCall { id } userErrors { code } } }"""
+
+
+class TestApprovalAndRecoveryEvents:
+    async def test_approval_requested_and_decided_are_streamed_with_the_call(
+        self, world: World, settings: Settings, openai_server: OpenAIServer
+    ) -> None:
+        world.model.push(tool_calls(call("calculator", {"expression": "6 * 7"})), final("42"))
+        strict = runtime_settings(settings, openai_server)
+
+        def follow() -> list[dict[str, Any]]:
+            with (
+                TestClient(create_app(strict)) as client,
+                client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws,
+            ):
+                connect(ws, world.admin_key)
+                post(
+                    client,
+                    world.admin_key,
+                    """mutation U($input: UpdateAgentInput!) { updateAgent(input: $input) { userErrors { code } } }""",
+                    {
+                        "input": {
+                            "id": world.agent_id,
+                            "toolApprovals": [{"toolId": "bt_calculator", "approval": "ALWAYS"}],
+                        }
+                    },
+                )
+                run = invoke_over_http(client, world.admin_key, world.agent_id, "6 * 7?", run_async=True)
+                ws.send_json(
+                    {
+                        "id": "run",
+                        "type": "subscribe",
+                        "payload": {"query": RUN_EVENTS, "variables": {"runId": run["id"]}},
+                    }
+                )
+                events: list[dict[str, Any]] = []
+                while not events or events[-1]["kind"] != "APPROVAL_REQUESTED":
+                    message = receive_message(ws)
+                    assert message is not None and message["type"] == "next", (message, events)
+                    events.append(message["payload"]["data"]["agentRunEvents"])
+                decided = post(
+                    client, world.admin_key, APPROVE, {"input": {"toolCallId": events[-1]["toolCall"]["id"]}}
+                )["approveToolCall"]
+                assert decided["userErrors"] == []
+                return events + events_until_complete(ws, "run")
+
+        events = await asyncio.to_thread(follow)
+
+        kinds = [event["kind"] for event in events]
+        requested = events[kinds.index("APPROVAL_REQUESTED")]
+        assert requested["toolCall"]["status"] == "PENDING_APPROVAL"
+        assert requested["toolCall"]["id"].startswith("tc_")
+        assert requested["toolId"] == "bt_calculator"
+        assert kinds[kinds.index("APPROVAL_REQUESTED") + 1 :] == [
+            "APPROVAL_DECIDED",
+            "TOOL_CALL_STARTED",
+            "TOOL_CALL_FINISHED",
+            "MODEL_CALL",
+            "FINISHED",
+        ]
+        finished_call = events[kinds.index("TOOL_CALL_FINISHED")]["toolCall"]
+        assert finished_call["id"] == requested["toolCall"]["id"]
+        assert finished_call["status"] == "SUCCESS"
+        assert events[-1]["run"]["output"] == "42"
+
+    async def test_a_subscriber_gets_finished_even_when_the_event_never_reached_its_bus(
+        self, world: World, settings: Settings, openai_server: OpenAIServer
+    ) -> None:
+        """The run is driven by another replica whose events this one never hears (no shared
+        bus, as with Redis down): the subscription still ends, from the database."""
+        gate = threading.Event()
+        world.model.push(final("done elsewhere").held_until(gate))
+        async with runtime_app(settings, openai_server) as other:
+            started = await invoke_async(other, world.admin_key, world.agent_id)
+
+            def follow() -> list[dict[str, Any]]:
+                with (
+                    TestClient(create_app(runtime_settings(settings, openai_server))) as client,
+                    client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws,
+                ):
+                    connect(ws, world.admin_key)
+                    ws.send_json(
+                        {
+                            "id": "run",
+                            "type": "subscribe",
+                            "payload": {"query": RUN_EVENTS, "variables": {"runId": started}},
+                        }
+                    )
+                    wait_for_subscribers(client, run_topic(started))
+                    gate.set()
+                    return events_until_complete(ws, "run")
+
+            events = await asyncio.to_thread(follow)
+
+        assert [event["kind"] for event in events] == ["STARTED", "FINISHED"]
+        assert events[-1]["run"]["output"] == "done elsewhere"
+
+
+async def invoke_async(app: RuntimeApp, key: str, agent_id: str) -> str:
+    payload = (
+        await app.client(key).execute(INVOKE_AGENT, {"input": {"agentId": agent_id, "message": "hi", "async": True}})
+    )["invokeAgent"]
+    assert payload["userErrors"] == []
+    run_id: str = payload["run"]["id"]
+    return run_id
