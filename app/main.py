@@ -50,8 +50,8 @@ from app.knowledge.search import KnowledgeSearch
 from app.knowledge.tool import TOOL_ID as SEARCH_KNOWLEDGE_TOOL_ID
 from app.knowledge.tool import SearchKnowledgeTool
 from app.principal import Principal
+from app.runtime.driver import StageSink
 from app.runtime.model import ModelClient
-from app.runtime.otel import otlp_exporter
 from app.runtime.prompt import PromptBuilder, PromptSettings
 from app.runtime.service import AgentRuntime, RuntimeSettings
 from app.runtime.skill_source import RoutedSkillProvider
@@ -300,11 +300,7 @@ def build_services(settings: Settings) -> Services:
                 settings.metrics_token,
             ]
         ),
-        sink=otlp_exporter(
-            settings.otel_endpoint, settings.otel_service_name, capture_content=settings.otel_capture_content
-        )
-        if settings.otel_endpoint
-        else None,
+        sink=_otel_sink(settings),
     )
     builtins.register("bt_send_message", runtime.send_message, cap_seconds=settings.delegation_timeout_s)
     return Services(
@@ -325,6 +321,17 @@ def build_services(settings: Settings) -> Services:
         model_client=model_client,
         call_log=call_log,
         changes=ChangeRelay(bus),
+    )
+
+
+def _otel_sink(settings: Settings) -> StageSink | None:
+    """Runs as OpenTelemetry spans when OTEL_EXPORTER_OTLP_ENDPOINT is set (the SDK is imported only then)."""
+    if not settings.otel_endpoint:
+        return None
+    from app.runtime.otel import otlp_exporter
+
+    return otlp_exporter(
+        settings.otel_endpoint, settings.otel_service_name, capture_content=settings.otel_capture_content
     )
 
 

@@ -153,7 +153,7 @@ class RunStage:
     )
     started_at: datetime = strawberry.field(description="When it started (APPROVAL: when the approval was requested).")
     finished_at: datetime = strawberry.field(description="When it ended (APPROVAL: when it was decided).")
-    duration_ms: float = strawberry.field(description="finishedAt - startedAt, in milliseconds.")
+    duration_ms: float = strawberry.field(description="How long it took (finishedAt - startedAt), in milliseconds.")
     detail: JSON = strawberry.field(
         description="What explains it, by kind. PROMPT: budgetChars, chars, tokenEstimate, sections [{kind, source, chars, truncated, reason}], warnings (what was cut and why), functions. SKILL_ROUTING: limit, routed, candidates [{skillId, version, channel, versionReason, canaryBucket, score, chosen, reason}], chosen, notes. KNOWLEDGE: queries, knowledgeBaseIds, hits [{knowledgeBaseId, documentId, title, source, chunkIndex, score, citation}], citations, partialSources. MODEL_CALL: model, messages (as sent, each cut at 4,000 characters, the oldest left out past 48,000: omittedMessages), reply, toolCalls, promptTokens, completionTokens, latencyMs, error. TOOL_CALL: toolCallId, modelCallId, toolId, function, arguments, envelope. APPROVAL: toolCallId, toolId, decision, decidedBy, decidedAt, comment, argumentsEdited, expiresAt."
     )
