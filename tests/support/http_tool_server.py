@@ -8,7 +8,8 @@ tests that use a fresh key never see each other's traffic, across both backends.
 Tool endpoints (POST):
 
 - ``/ok/{key}``: echoes the JSON body and the headers of interest;
-- ``/slow/{key}?seconds=2``: sleeps, then answers;
+- ``/slow/{key}?seconds=2``: sleeps, then answers (the most requests of a key under way at
+  once is kept: ``max_in_flight`` in ``/_state``);
 - ``/error500/{key}``: always HTTP 500;
 - ``/fails-once/{key}``: HTTP 500 the first time per key, then like ``/ok``;
 - ``/auth-check/{scheme}/{key}``: 401 unless the right credential arrived
@@ -79,6 +80,9 @@ class ServerState:
         self.current_token: dict[str, str | None] = {}
         self.token_owner: dict[str, str] = {}
         self.rejected: dict[str, int] = defaultdict(int)
+        # /slow: requests of a key under way now, and the most there ever were at once.
+        self.in_flight: dict[str, int] = defaultdict(int)
+        self.max_in_flight: dict[str, int] = defaultdict(int)
 
     def reset(self) -> None:
         with self.lock:
@@ -87,6 +91,8 @@ class ServerState:
             self.current_token.clear()
             self.token_owner.clear()
             self.rejected.clear()
+            self.in_flight.clear()
+            self.max_in_flight.clear()
 
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
@@ -94,6 +100,7 @@ class ServerState:
                 "requests": {name: list(entries) for name, entries in self.requests.items()},
                 "tokens_issued": dict(self.tokens_issued),
                 "rejected": dict(self.rejected),
+                "max_in_flight": dict(self.max_in_flight),
             }
 
 
@@ -123,7 +130,15 @@ def build_app(state: ServerState) -> Starlette:
 
     async def slow(request: Request) -> Response:
         await _record(state, "slow", request)
-        await asyncio.sleep(float(request.query_params.get("seconds", "2")))
+        name = f"slow/{request.path_params['key']}"
+        with state.lock:
+            state.in_flight[name] += 1
+            state.max_in_flight[name] = max(state.max_in_flight[name], state.in_flight[name])
+        try:
+            await asyncio.sleep(float(request.query_params.get("seconds", "2")))
+        finally:
+            with state.lock:
+                state.in_flight[name] -= 1
         return JSONResponse({"slow": True})
 
     async def error500(request: Request) -> Response:
