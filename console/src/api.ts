@@ -54,8 +54,12 @@ export type Sink<R> = {
   complete?: () => void;
 };
 
+export type SocketState = "connecting" | "connected" | "closed";
+
 export class Api {
   private socket: Client | null = null;
+  private socketState: SocketState = "closed";
+  private readonly socketListeners = new Set<(state: SocketState) => void>();
 
   constructor(
     private readonly key: string,
@@ -106,6 +110,18 @@ export class Api {
     );
   }
 
+  /** Follows the shared WebSocket: called at once with its state, then on every change. */
+  onSocketState(listener: (state: SocketState) => void): () => void {
+    this.socketListeners.add(listener);
+    listener(this.socketState);
+    return () => this.socketListeners.delete(listener);
+  }
+
+  private setSocketState(state: SocketState): void {
+    this.socketState = state;
+    for (const listener of this.socketListeners) listener(state);
+  }
+
   close(): void {
     void this.socket?.dispose();
     this.socket = null;
@@ -120,7 +136,10 @@ export class Api {
         retryAttempts: 5,
         shouldRetry: (event) => !isForbidden(event),
         on: {
+          connecting: () => this.setSocketState("connecting"),
+          connected: () => this.setSocketState("connected"),
           closed: (event) => {
+            this.setSocketState("closed");
             if (isForbidden(event)) this.onAuthLost("The server refused the API key on the live connection.");
           },
         },

@@ -1,6 +1,7 @@
 // Live calls: the toolCalls subscription as a table, filtered by space, tool and status, with pause.
 import { useEffect, useRef, useState } from "preact/hooks";
 
+import type { SocketState } from "../api";
 import { type CallRowFragment, type CallStatus, LiveToolCallsDocument } from "../generated/graphql";
 import { Link } from "../router";
 import { useSession } from "../session";
@@ -10,7 +11,6 @@ import { useSpaceOptions } from "./tools";
 // Kept in the table: enough to read a burst, bounded so a busy gateway cannot grow the page forever.
 const MAX_ROWS = 500;
 
-type Connection = "connecting" | "live" | "closed";
 
 export function LiveCallsPage() {
   const { api } = useSession();
@@ -22,14 +22,15 @@ export function LiveCallsPage() {
   const [held, setHeld] = useState<CallRowFragment[]>([]);
   const [paused, setPaused] = useState(false);
   const [open, setOpen] = useState<CallRowFragment | null>(null);
-  const [state, setState] = useState<Connection>("connecting");
+  const [state, setState] = useState<SocketState>("connecting");
   const [problem, setProblem] = useState<string | null>(null);
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
   const tool = toolId.trim();
 
+  useEffect(() => api.onSocketState(setState), [api]);
+
   useEffect(() => {
-    setState("connecting");
     setProblem(null);
     const filter = { spaceId: spaceId || null, toolId: tool || null, status: status || null };
     const stop = api.subscribe(
@@ -37,24 +38,14 @@ export function LiveCallsPage() {
       { filter },
       {
         next: (data) => {
-          setState("live");
           const call = data.toolCalls;
           if (pausedRef.current) setHeld((previous) => [call, ...previous].slice(0, MAX_ROWS));
           else setCalls((previous) => [call, ...previous].slice(0, MAX_ROWS));
         },
-        error: (error) => {
-          setState("closed");
-          setProblem(error.message);
-        },
-        complete: () => setState("closed"),
+        error: (error) => setProblem(error.message),
       },
     );
-    // The server acknowledges a subscription only by its first event; the socket itself is up at once.
-    const ready = window.setTimeout(() => setState((current) => (current === "connecting" ? "live" : current)), 300);
-    return () => {
-      window.clearTimeout(ready);
-      stop();
-    };
+    return stop;
   }, [api, spaceId, tool, status]);
 
   const resume = () => {
@@ -80,7 +71,11 @@ export function LiveCallsPage() {
         </button>
       </PageHeader>
       <p class="muted" role="status">
-        {state === "live" ? "Listening: every finished call appears here as it happens." : state === "connecting" ? "Connecting…" : "Disconnected."}
+        {state === "connected"
+          ? "Listening: every finished call appears here as it happens."
+          : state === "connecting"
+            ? "Connecting…"
+            : "Disconnected."}
         {paused && " Paused: new calls wait until you resume."}
       </p>
       {problem && (
