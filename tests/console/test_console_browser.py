@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
+from pathlib import Path
 from typing import Any
 
 from tests.console.conftest import ADMIN_TOKEN, Quiver, Visit
+from tests.support.mcp import TIME_SERVER_COMMAND
 from tests.support.openai_server import call, final, tool_calls
 
 NAVIGATION = ["Spaces", "Tools", "MCP servers", "Knowledge", "Skills", "Agents", "Live calls", "API keys"]
@@ -179,6 +181,61 @@ class TestLiveCalls:
         await expect(detail).to_contain_text(result["traceId"])
         await expect(detail).to_contain_text("42")
         await visit.screenshot("call-open")
+
+
+class TestMcpServers:
+    async def test_register_and_sync_a_server_and_read_the_result(self, visit: Visit) -> None:
+        page = visit.page
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.go("MCP servers")
+        await page.get_by_role("button", name="Register MCP server").click()
+        name = unique("time")
+        await page.get_by_label("Name", exact=True).fill(name)
+        await page.get_by_label("Transport").select_option("STDIO")
+        await page.get_by_label("Command").fill(" ".join(TIME_SERVER_COMMAND))
+        await page.get_by_role("button", name="Register server").click()
+        await page.get_by_role("button", name=f"Sync {name}").click()
+
+        result = page.get_by_role("status", name="Sync result")
+        await expect(result).to_contain_text("2 added, 0 changed, 0 disabled", timeout=60_000)
+        server = page.get_by_role("region", name=re.compile(f"^{name}"))
+        await expect(server.get_by_role("link", name="get_current_time")).to_be_visible()
+        await visit.screenshot("synced")
+
+
+class TestKnowledge:
+    async def test_create_a_base_upload_a_file_and_search_it(
+        self, visit: Visit, quiver: Quiver, tmp_path: Path
+    ) -> None:
+        page = visit.page
+        space = await quiver.create_space(unique("kb").replace("-", "_"))
+        document = tmp_path / "returns.md"
+        document.write_text(
+            "# Returns policy\n\n## Refunds\n\nRefunds reach the card within 5 business days.\n\n"
+            "## 退货\n\n七天内可以无理由退货。\n",
+            encoding="utf-8",
+        )
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.go("Knowledge")
+        await page.get_by_role("link", name="Create knowledge base").click()
+        await page.get_by_label("Space").select_option(space)
+        await page.get_by_label("Name", exact=True).fill("policies")
+        await page.get_by_label("Label", exact=True).fill("Policies")
+        await page.get_by_role("button", name="Create knowledge base").click()
+        await expect(page.get_by_role("heading", level=1)).to_have_text("Knowledge base Policies")
+
+        await page.get_by_label("Files (.md, .txt, .html)").set_input_files(str(document))
+        await expect(page.get_by_role("status")).to_contain_text("returns.md: created")
+        await expect(page.get_by_role("table", name=re.compile("^Documents"))).to_contain_text("Returns policy")
+
+        search = page.get_by_role("search", name="Search knowledge")
+        await search.get_by_label("Query").fill("refund card")
+        await search.get_by_role("button", name="Search").click()
+        hits = page.get_by_role("list", name="Search results")
+        await expect(hits.get_by_role("listitem").first).to_contain_text("Returns policy \u203a Refunds")
+        await expect(hits.get_by_role("listitem").first).to_contain_text("score")
+        await expect(hits.get_by_role("listitem").first).to_contain_text("Cite: Returns policy, returns.md")
+        await visit.screenshot("search")
 
 
 class TestAgents:
