@@ -116,3 +116,12 @@ class RunStageKind(Enum):
     APPROVAL = strawberry.enum_value(
         "APPROVAL", description="A person's decision on a tool call, and how long it took."
     )
+
+
+@strawberry.enum(description="How a tool call reached the gateway.")
+class ToolCallOrigin(Enum):
+    GRAPHQL = strawberry.enum_value("GRAPHQL", description="The invokeTool mutation.")
+    AGENT = strawberry.enum_value("AGENT", description="A tool call of an agent run (invokeAgent, bt_send_message).")
+    MCP = strawberry.enum_value(
+        "MCP", description="tools/call on Quiver's MCP endpoint (/mcp/spaces/{id} or /mcp/agents/{id})."
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Float, Index, Integer, String, Text
+from sqlalchemy import Float, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, JsonType, UtcDateTime, utcnow
@@ -33,12 +33,15 @@ class ToolCall(Base):
     attempts: Mapped[int] = mapped_column(Integer)
     trace_id: Mapped[str] = mapped_column(String(64), index=True)
     idempotency_key: Mapped[str | None] = mapped_column(String(200))
+    # How the call arrived: GRAPHQL (invokeTool), AGENT (an agent run) or MCP (Quiver's MCP endpoint).
+    origin: Mapped[str] = mapped_column(String(16), server_default=text("'GRAPHQL'"))
     started_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     finished_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
 
     __table_args__ = (
         Index("ix_tool_call_space_id", "space_id", "id"),
         Index("ix_tool_call_tool_id_started_at", "tool_id", "started_at"),
+        Index("ix_tool_call_origin", "origin", "id"),
     )
 
 

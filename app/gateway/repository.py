@@ -26,6 +26,7 @@ class CallFilter:
     tool_id: str | None = None
     status: str | None = None
     since: datetime | None = None
+    origin: str | None = None
 
 
 def _statement(call_filter: CallFilter) -> Select[ToolCall]:
@@ -44,6 +45,8 @@ def _statement(call_filter: CallFilter) -> Select[ToolCall]:
         statement = statement.where(ToolCall.status == call_filter.status)
     if call_filter.since is not None:
         statement = statement.where(ToolCall.started_at >= call_filter.since)
+    if call_filter.origin is not None:
+        statement = statement.where(ToolCall.origin == call_filter.origin)
     return statement
 
 

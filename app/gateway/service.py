@@ -58,6 +58,11 @@ BACKOFF_MAX_S = 1.0
 EXECUTOR_GRACE_S = 1.0
 # Longest tool id and idempotency key the call log stores.
 MAX_IDENTIFIER_LENGTH = 200
+# How a call arrived (ToolCall.origin).
+ORIGIN_GRAPHQL = "GRAPHQL"
+ORIGIN_AGENT = "AGENT"
+ORIGIN_MCP = "MCP"
+ORIGINS = (ORIGIN_GRAPHQL, ORIGIN_AGENT, ORIGIN_MCP)
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,7 @@ class CallRequest:
     run_id: str | None
     idempotency_key: str | None
     delegation_depth: int
+    origin: str
     # An agent run names its calls before they run (``tc_…``), so it can find their rows after a crash.
     call_id: str | None = None
     # The row exists already (a call that waited for approval): the outcome replaces it.
@@ -158,7 +164,11 @@ class ToolGateway:
         delegation_depth: int = 0,
         call_id: str | None = None,
         replace_pending: bool = False,
+        origin: str | None = None,
     ) -> ToolResult:
+        """``origin`` says how the call arrived (ORIGINS); by default AGENT for a run's call, else GRAPHQL."""
+        if origin is None:
+            origin = ORIGIN_AGENT if run_id is not None else ORIGIN_GRAPHQL
         request = CallRequest(
             principal,
             space_id,
@@ -168,6 +178,7 @@ class ToolGateway:
             run_id,
             idempotency_key,
             delegation_depth,
+            origin,
             call_id,
             replace_pending,
         )
@@ -453,6 +464,7 @@ class ToolGateway:
             "attempts": attempts,
             "trace_id": trace_id,
             "idempotency_key": (request.idempotency_key or "")[:MAX_IDENTIFIER_LENGTH] or None,
+            "origin": request.origin,
             "started_at": started_at,
             "finished_at": utcnow(),
         }

@@ -370,6 +370,7 @@ class RunDriver:
             "attempts": 0,
             "trace_id": secrets.token_hex(16),
             "idempotency_key": None,
+            "origin": "AGENT",
             "started_at": now,
             "finished_at": now,
         }

@@ -16,7 +16,7 @@ from app.gateway.mcp_sync import sync_server
 from app.gateway.service import TOOL_CALLS_TOPIC
 from app.tools.service import get_server_for
 from schema.context import Info
-from schema.enums import CallStatus
+from schema.enums import CallStatus, ToolCallOrigin
 from schema.errors import ClientError, UserError
 from schema.gateway.types import ToolCall, ToolError, ToolResult
 from schema.pagination import (
@@ -39,6 +39,9 @@ class ToolCallFilter:
     tool_id: str | None = strawberry.field(default=None, description="Only calls of this tool.")
     status: CallStatus | None = strawberry.field(default=None, description="Only calls with this outcome.")
     since: datetime | None = strawberry.field(default=None, description="Only calls started at or after this moment.")
+    origin: ToolCallOrigin | None = strawberry.field(
+        default=None, description="Only calls that arrived this way (GRAPHQL, AGENT or MCP)."
+    )
 
 
 @strawberry.input(description="One direct tool call, made as an agent of the space would.")
@@ -67,6 +70,7 @@ def _call_filter(info: Info, call_filter: ToolCallFilter | None) -> calls_reposi
         tool_id=call_filter.tool_id if call_filter else None,
         status=call_filter.status.name if call_filter and call_filter.status else None,
         since=_aware(call_filter.since) if call_filter and call_filter.since else None,
+        origin=call_filter.origin.name if call_filter and call_filter.origin else None,
     )
 
 
@@ -84,6 +88,7 @@ def _matches(event: dict[str, Any], call_filter: calls_repository.CallFilter) ->
         (call_filter.run_id, "run_id"),
         (call_filter.tool_id, "tool_id"),
         (call_filter.status, "status"),
+        (call_filter.origin, "origin"),
     )
     if any(wanted is not None and event[name] != wanted for wanted, name in checks):
         return False

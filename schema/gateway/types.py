@@ -11,7 +11,7 @@ from strawberry.scalars import JSON
 from app.gateway.envelope import ToolError as ToolErrorData
 from app.gateway.models import ToolCall as ToolCallRow
 from schema.context import Info
-from schema.enums import CallStatus
+from schema.enums import CallStatus, ToolCallOrigin
 from schema.node import Node
 
 if TYPE_CHECKING:
@@ -57,6 +57,9 @@ class ToolCall(Node):
     trace_id: str = strawberry.field(description="Finds the call in the table, the logs and the client's envelope.")
     idempotency_key: str | None = strawberry.field(description="The caller's idempotency key, if given.")
     started_at: datetime = strawberry.field(description="When the call started.")
+    origin: ToolCallOrigin = strawberry.field(
+        description="How the call arrived: invokeTool (GRAPHQL), an agent run (AGENT) or Quiver's MCP endpoint (MCP)."
+    )
     space_id: strawberry.Private[str]
     agent_id: strawberry.Private[str | None]
     run_id: strawberry.Private[str | None]
@@ -77,6 +80,7 @@ class ToolCall(Node):
             trace_id=row.trace_id,
             idempotency_key=row.idempotency_key,
             started_at=row.started_at,
+            origin=ToolCallOrigin(row.origin),
             space_id=row.space_id,
             agent_id=row.agent_id,
             run_id=row.run_id,
@@ -100,6 +104,8 @@ class ToolCall(Node):
             trace_id=event["trace_id"],
             idempotency_key=event["idempotency_key"],
             started_at=datetime.fromisoformat(event["started_at"]),
+            # A replica of an earlier version publishes events without the origin.
+            origin=ToolCallOrigin(event.get("origin") or ("AGENT" if event["run_id"] else "GRAPHQL")),
             space_id=event["space_id"],
             agent_id=event["agent_id"],
             run_id=event["run_id"],

@@ -157,6 +157,7 @@ class TestCallLogWriter:
             "attempts": 1,
             "trace_id": new_id("trace_"),
             "idempotency_key": None,
+            "origin": "GRAPHQL",
             "started_at": now,
             "finished_at": now,
         }

@@ -18,7 +18,7 @@ SessionFactory = async_sessionmaker[AsyncSession]
 
 CALL_FIELDS = """
 id toolId arguments status result error { code message detail } latencyMs attempts traceId
-idempotencyKey startedAt space { id } tool { id }
+idempotencyKey startedAt origin space { id } tool { id }
 """
 
 INVOKE_TOOL = (
