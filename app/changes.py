@@ -1,7 +1,8 @@
 """Catalog changes: what lets the hot paths cache the catalog without serving a stale one.
 
 One process-wide *generation* number goes up after every commit that wrote to a
-watched table (tools, their bindings, MCP servers and theirs, spaces, API keys).
+watched table (tools, their bindings, MCP servers and theirs, spaces, API keys, agents
+and skills).
 A :class:`GenerationCache` remembers the generation it read an entry at and treats an
 entry from an older generation as absent, so a committed change is seen by the very
 next look-up in this process.
@@ -36,7 +37,18 @@ from app.events.redis_bus import RedisEventBus
 logger = logging.getLogger(__name__)
 
 WATCHED_TABLES = frozenset(
-    {"tool_definition", "tool_space_binding", "mcp_server", "mcp_server_space_binding", "space", "api_key"}
+    {
+        "tool_definition",
+        "tool_space_binding",
+        "mcp_server",
+        "mcp_server_space_binding",
+        "space",
+        "api_key",
+        # What an agent offers on Quiver's MCP endpoint (app.mcp_server): its manifest and its skills' versions.
+        "agent",
+        "skill_definition",
+        "skill_version",
+    }
 )
 TOPIC = "catalog_changes"
 _CHANGED = "quiver.catalog_changed"
@@ -50,14 +62,26 @@ V = TypeVar("V")
 
 
 class ChangeFeed:
-    """The generation number and who hears of local commits."""
+    """The generation number, who hears of local commits, and who hears of every change."""
 
     def __init__(self) -> None:
         self.generation = 0
         self._listeners: list[Callable[[], None]] = []
+        self._watchers: list[Callable[[], None]] = []
 
     def bump(self) -> None:
         self.generation += 1
+        for watcher in list(self._watchers):
+            watcher()
+
+    def add_watcher(self, watcher: Callable[[], None]) -> None:
+        """Called after every bump, local or relayed, from whichever thread bumped: a watcher
+        only schedules its work (``loop.call_soon_threadsafe``) and must not raise."""
+        self._watchers.append(watcher)
+
+    def remove_watcher(self, watcher: Callable[[], None]) -> None:
+        with contextlib.suppress(ValueError):
+            self._watchers.remove(watcher)
 
     def committed_here(self) -> None:
         """A commit in this process changed the catalog: bump, then tell the relays."""

@@ -61,6 +61,8 @@ class Settings(BaseSettings):
     # catalog commit (on other replicas through the event bus); this bounds an entry's
     # life when a change is not heard of (a CLI process beside a server without Redis).
     catalog_cache_ttl_s: float = 5.0
+    # Quiver's MCP endpoints (/mcp/spaces/{id}, /mcp/agents/{id}): tools and prompts per list page.
+    mcp_page_size: int = 100
 
     # The agent runtime: any OpenAI-compatible endpoint; unset means no model is configured.
     openai_base_url: str | None = None

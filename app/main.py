@@ -49,6 +49,10 @@ from app.knowledge.ingest import Ingestor, chunking_options
 from app.knowledge.search import KnowledgeSearch
 from app.knowledge.tool import TOOL_ID as SEARCH_KNOWLEDGE_TOOL_ID
 from app.knowledge.tool import SearchKnowledgeTool
+from app.mcp_server.catalog import Catalog as McpCatalog
+from app.mcp_server.endpoint import McpEndpoint
+from app.mcp_server.notify import ChangeNotifier
+from app.mcp_server.server import build_server as build_mcp_server
 from app.principal import Principal
 from app.runtime.driver import StageSink
 from app.runtime.model import ModelClient
@@ -340,6 +344,7 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
     settings = settings or Settings()
     services = build_services(settings)
     keys = KeyCache(services.session_factory, settings.catalog_cache_ttl_s)
+    mcp_endpoint = build_mcp_endpoint(services, keys)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -353,7 +358,8 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
         # Leases on this replica's runs, and the sweep continuing the runs of replicas that are
         # gone (a first one now): once the database is migrated.
         await services.runtime.start()
-        yield
+        async with mcp_endpoint.run():
+            yield
         await services.close()
 
     async def get_context(connection: HTTPConnection) -> Context:
@@ -385,6 +391,7 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
     app = FastAPI(title="Quiver", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.services = services
     app.include_router(router)
+    app.mount("/mcp", mcp_endpoint)
     app.add_middleware(AuthMiddleware, keys=keys)
     install_console(app, console_files)
 
@@ -404,6 +411,14 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
         return {"status": "ok"}
 
     return app
+
+
+def build_mcp_endpoint(services: Services, keys: KeyCache) -> McpEndpoint:
+    """Quiver as an MCP server: /mcp/spaces/{id} and /mcp/agents/{id} (app.mcp_server)."""
+    catalog = McpCatalog(services.session_factory, services.settings.catalog_cache_ttl_s)
+    notifier = ChangeNotifier(catalog, session_idle_s=McpEndpoint.session_idle_s)
+    server = build_mcp_server(catalog, services.gateway, notifier, page_size=services.settings.mcp_page_size)
+    return McpEndpoint(server, catalog, notifier, keys.principal)
 
 
 def print_first_admin_key(raw_key: str) -> None:

@@ -84,6 +84,14 @@ async def count_tools(
     return await count(session, tools_statement(visibility, tool_filter))
 
 
+async def visible_tools(session: AsyncSession, space_id: str, *, limit: int) -> list[ToolDefinition]:
+    """The ACTIVE tools visible in ``space_id``, by tool id, at most ``limit`` of them."""
+    statement = (
+        select(ToolDefinition).where(tool_visible_in_space(space_id)).order_by(ToolDefinition.tool_id).limit(limit)
+    )
+    return list((await session.scalars(statement)).all())
+
+
 async def get_tool(session: AsyncSession, tool_id: str) -> ToolDefinition | None:
     return await session.get(ToolDefinition, tool_id)
 
