@@ -139,6 +139,24 @@ class TestCalls:
         log = await call_log(gql, spaceId=space.id, origin="MCP")
         assert [node["id"] for node in log["nodes"]] == [call_id]
 
+    async def test_an_idempotency_key_in_meta_replays_the_first_result(
+        self, mcp_server: McpServer, gql: GraphQLClient, keys: Keys
+    ) -> None:
+        space = await keys.space("idempotent")
+        key = await keys.for_space(space.id, Role.MEMBER)
+        meta: Any = {"quiver/idempotencyKey": "order-7"}
+        async with mcp_server.client("spaces", space.id, key) as client:
+            first = await client.call_tool("calculator", {"expression": "2 + 3"}, meta=meta)
+            again = await client.call_tool("calculator", {"expression": "2 + 3"}, meta=meta)
+            conflict = await client.call_tool("calculator", {"expression": "2 + 4"}, meta=meta)
+        assert first.structured_content == again.structured_content
+        assert conflict.is_error is True and text_of(conflict).startswith("IDEMPOTENCY_CONFLICT: ")
+        log = await call_log(gql, spaceId=space.id)
+        assert [(node["idempotencyKey"], node["attempts"]) for node in log["nodes"][:2]] == [
+            ("order-7", 1),
+            ("order-7", 0),  # replayed, not executed again
+        ]
+
     async def test_gateway_refusals_come_back_as_is_error(
         self, mcp_server: McpServer, gql: GraphQLClient, keys: Keys
     ) -> None:
