@@ -12,6 +12,7 @@ from app.config import Settings
 from app.knowledge.cli import kb_cli
 from app.principal import Role
 from app.skills.cli import skills_cli
+from app.tools.cli import tools_cli
 
 cli = typer.Typer(help="Quiver: a capability catalog and runtime for AI agents.", no_args_is_help=True)
 
@@ -26,6 +27,7 @@ apikey_cli = typer.Typer(help="Manage API keys.", no_args_is_help=True)
 cli.add_typer(apikey_cli, name="apikey")
 cli.add_typer(kb_cli, name="kb")
 cli.add_typer(skills_cli, name="skills")
+cli.add_typer(tools_cli, name="tools")
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "schema.graphql"
 

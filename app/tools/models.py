@@ -47,6 +47,13 @@ class ToolDefinition(Base):
     owner_space_id: Mapped[str | None] = mapped_column(ForeignKey("space.id"), index=True)
     # When discovery last saw the description or schema change (MCP drift).
     drifted_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    # CUSTOM tools: how the arguments become a request (method, path, query, headers, body;
+    # see app.gateway.executors.http). Null: POST the arguments as JSON.
+    request_mapping: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
+    # Tools imported from a document (importOpenApi): which one ("openapi:<title>") and which
+    # operation in it (operationId, else "METHOD /path"): a re-import updates them in place.
+    import_source: Mapped[str | None] = mapped_column(String(200))
+    import_key: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow, onupdate=utcnow)
 

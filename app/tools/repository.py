@@ -92,6 +92,14 @@ async def visible_tools(session: AsyncSession, space_id: str, *, limit: int) -> 
     return list((await session.scalars(statement)).all())
 
 
+async def imported_tools(session: AsyncSession, space_id: str, source: str) -> list[ToolDefinition]:
+    """The tools a space imported from one document (``import_source``), any status."""
+    statement = select(ToolDefinition).where(
+        ToolDefinition.owner_space_id == space_id, ToolDefinition.import_source == source
+    )
+    return list((await session.scalars(statement)).all())
+
+
 async def get_tool(session: AsyncSession, tool_id: str) -> ToolDefinition | None:
     return await session.get(ToolDefinition, tool_id)
 

@@ -7,7 +7,7 @@ from typing import Annotated
 import strawberry
 from strawberry.scalars import JSON
 
-from app.tools import repository, service
+from app.tools import openapi_import, repository, service
 from app.tools.models import McpServer as McpServerRow
 from schema.context import Info
 from schema.enums import ApprovalPolicy, AuthType, McpTransport, Role, SideEffect
@@ -265,8 +265,114 @@ class McpServerPayload:
     )
 
 
+@strawberry.input(
+    description="An OpenAPI document (3.0 or 3.1) whose operations become CUSTOM tools of a space. Nothing the document references is fetched."
+)
+class ImportOpenApiInput:
+    space_id: strawberry.ID = strawberry.field(
+        description="The space the tools belong and are bound to (ADMIN keys, or that space's SPACE_ADMIN keys)."
+    )
+    spec: str = strawberry.field(
+        description="The document's text, JSON or YAML, at most 2 MiB. Swagger 2.0 is refused: convert it first."
+    )
+    base_url: str | None = strawberry.field(
+        default=None, description="Where the API is served; overrides the document's servers[0]."
+    )
+    auth: AuthConfigInput | None = strawberry.field(
+        default=None,
+        description="Credentials applied to every imported tool (on a re-import: replace those of the tools updated).",
+    )
+    include: list[str] | None = strawberry.field(
+        default=None, description="Only the operations with these operationIds or tags; omit for every operation."
+    )
+
+    def to_app(self) -> openapi_import.OpenApiImport:
+        return openapi_import.OpenApiImport(
+            space_id=str(self.space_id),
+            spec=self.spec,
+            base_url=self.base_url,
+            auth=self.auth.to_app() if self.auth else None,
+            include=list(self.include) if self.include is not None else None,
+        )
+
+
+@strawberry.type(description="An operation of an imported document and the tool it is.")
+class ImportedOperation:
+    operation_id: str | None = strawberry.field(description="The operation's operationId; null when it has none.")
+    method: str = strawberry.field(description="HTTP method, upper case.")
+    path: str = strawberry.field(description="Path template, e.g. /pets/{petId}.")
+    tool: Tool = strawberry.field(description="The tool.")
+
+    @classmethod
+    def from_app(cls, imported: openapi_import.Imported) -> ImportedOperation:
+        operation = imported.operation
+        return cls(
+            operation_id=operation.operation_id,
+            method=operation.method.upper(),
+            path=operation.path,
+            tool=Tool.from_row(imported.tool),
+        )
+
+
+@strawberry.type(description="An operation that did not become a tool, and why.")
+class SkippedOperation:
+    operation_id: str | None = strawberry.field(description="The operation's operationId; null when it has none.")
+    method: str = strawberry.field(description="HTTP method, upper case.")
+    path: str = strawberry.field(description="Path template.")
+    reason: str = strawberry.field(description="Why, e.g. an unsupported request body type.")
+
+
+@strawberry.type(description="Result of importOpenApi. On userErrors nothing was stored.")
+class ImportOpenApiPayload:
+    created: list[ImportedOperation] = strawberry.field(description="Operations that became new tools.")
+    updated: list[ImportedOperation] = strawberry.field(
+        description="Operations whose tools (from an earlier import of the same document) were updated."
+    )
+    disabled: list[ImportedOperation] = strawberry.field(
+        description="Tools of earlier imports whose operation is no longer in the document: now DISABLED."
+    )
+    skipped: list[SkippedOperation] = strawberry.field(description="Operations that did not become tools.")
+    user_errors: list[UserError] = strawberry.field(
+        description="Why the document or the input was refused (field: the JSON path inside the document under ['input', 'spec', ...]); empty on success."
+    )
+
+
 @strawberry.type
 class ToolsMutation:
+    @strawberry.mutation(
+        description="Turn an OpenAPI document's operations into CUSTOM tools of a space; importing it again updates them."
+    )
+    async def import_open_api(
+        self,
+        info: Info,
+        input: Annotated[ImportOpenApiInput, strawberry.argument(description="The document and where it goes.")],
+    ) -> ImportOpenApiPayload:
+        principal, box, egress = info.context.principal, info.context.secret_box, info.context.egress
+        data = input.to_app()
+        try:
+            report, errors = await in_transaction(
+                info, lambda session: openapi_import.import_openapi(session, principal, data, box, egress)
+            )
+        except openapi_import.SpecRejectedError as rejected:
+            report, errors = None, [UserError.from_domain(error) for error in rejected.errors]
+        if report is None:
+            return ImportOpenApiPayload(created=[], updated=[], disabled=[], skipped=[], user_errors=errors)
+        return ImportOpenApiPayload(
+            created=[ImportedOperation.from_app(item) for item in report.created],
+            updated=[ImportedOperation.from_app(item) for item in report.updated],
+            disabled=[ImportedOperation.from_app(item) for item in report.disabled],
+            skipped=[
+                SkippedOperation(
+                    operation_id=skip.operation.operation_id,
+                    method=skip.operation.method.upper(),
+                    path=skip.operation.path,
+                    reason=skip.reason,
+                )
+                for skip in report.skipped
+            ],
+            user_errors=[],
+        )
+
     @strawberry.mutation(description="Create a CUSTOM tool (ADMIN and SPACE_ADMIN keys).")
     async def create_tool(
         self,

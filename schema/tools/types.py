@@ -89,6 +89,9 @@ class Tool(Node):
     drifted_at: datetime | None = strawberry.field(
         description="For MCP tools: when discovery last saw the description or schema change; null if never."
     )
+    request_mapping: JSON | None = strawberry.field(
+        description="For CUSTOM tools imported with importOpenApi: the HTTP method, the path template and where each argument goes (path, query, header or body). Null: the arguments are POSTed as JSON."
+    )
     row: strawberry.Private[ToolDefinition]
 
     @classmethod
@@ -115,6 +118,7 @@ class Tool(Node):
             created_at=row.created_at,
             updated_at=row.updated_at,
             drifted_at=row.drifted_at,
+            request_mapping=JSON(row.request_mapping) if row.request_mapping is not None else None,
             row=row,
         )
 

@@ -9,6 +9,7 @@ from the tool's encrypted auth configuration.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import time
@@ -27,6 +28,7 @@ from app.gateway.envelope import (
     ToolFailure,
 )
 from app.gateway.executors.base import CappedExecutor, Invocation
+from app.gateway.executors.request_mapping import prepare
 
 MAX_RESPONSE_BYTES = 1024 * 1024
 TOKEN_EXPIRY_MARGIN_S = 30.0
@@ -124,18 +126,23 @@ class HttpExecutor(CappedExecutor):
         except EgressDeniedError as error:
             raise _egress_denied(error) from None
         config = self.secret_box.decrypt(tool.auth_config) if tool.auth_config else None
+        # The arguments as a request: a JSON POST, unless the tool has a request mapping (importOpenApi).
+        request = prepare(endpoint, tool.request_mapping, invocation.arguments)
         headers = {
-            "Content-Type": "application/json",
+            **request.headers,
             "Accept": "application/json",
             "X-Quiver-Trace-Id": invocation.trace_id,
         }
+        if request.content_type is not None:
+            headers["Content-Type"] = request.content_type
         if invocation.idempotency_key:
             headers["Idempotency-Key"] = invocation.idempotency_key
-        body = json.dumps(invocation.arguments).encode()
-        status, payload, content_type = await self._post(invocation, endpoint, headers, body, config, refresh=False)
+        body = request.body
+        send = functools.partial(self._post, method=request.method, params=request.params)
+        status, payload, content_type = await send(invocation, request.url, headers, body, config, refresh=False)
         if status == 401 and tool.auth_type == "OAUTH_CLIENT_CREDENTIALS":
             # The cached token may have been revoked: fetch a new one, once.
-            status, payload, content_type = await self._post(invocation, endpoint, headers, body, config, refresh=True)
+            status, payload, content_type = await send(invocation, request.url, headers, body, config, refresh=True)
         if not 200 <= status < 300:
             snippet = payload[:500].decode("utf-8", "replace")
             raise ToolFailure(
@@ -157,17 +164,20 @@ class HttpExecutor(CappedExecutor):
         invocation: Invocation,
         endpoint: str,
         headers: dict[str, str],
-        body: bytes,
+        body: bytes | None,
         config: dict[str, Any] | None,
         *,
         refresh: bool,
+        method: str = "POST",
+        params: list[tuple[str, str]] | None = None,
     ) -> tuple[int, bytes, str]:
         request_headers = {**headers, **await self._auth_headers(invocation.tool.auth_type, config, refresh=refresh)}
         try:
             async with self.client.stream(
-                "POST",
+                method,
                 endpoint,
                 content=body,
+                params=tuple(params) if params else None,
                 headers=request_headers,
                 timeout=invocation.timeout_s,
                 follow_redirects=False,

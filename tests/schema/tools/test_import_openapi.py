@@ -1,0 +1,263 @@
+"""importOpenApi against real documents: a FastAPI app's own document, imported and then called
+through the tools (path, query, header and body; GET and POST), re-imports, public examples,
+refusals (Swagger 2.0, remote references, invalid documents) and the egress policy."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.principal import Role
+from tests.conftest import GraphQLClient, Keys
+from tests.schema.gateway import invoke
+from tests.support.openapi_app import running_pets_api
+
+DOCUMENTS = Path(__file__).resolve().parents[2] / "app" / "tools" / "openapi_documents"
+
+IMPORT = """
+mutation Import($input: ImportOpenApiInput!) {
+  importOpenApi(input: $input) {
+    created { operationId method path tool { id name label sideEffect status inputSchema endpoint requestMapping
+              tags group boundSpaces { id } } }
+    updated { operationId method path tool { id name status tags } }
+    disabled { operationId method path tool { id status tags } }
+    skipped { operationId method path reason }
+    userErrors { field code message }
+  }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def pets_api() -> Iterator[tuple[str, str]]:
+    with running_pets_api() as api:
+        yield api
+
+
+async def import_spec(gql: GraphQLClient, space_id: str, spec: str, **fields: Any) -> dict[str, Any]:
+    payload: dict[str, Any] = (await gql.execute(IMPORT, {"input": {"spaceId": space_id, "spec": spec, **fields}}))[
+        "importOpenApi"
+    ]
+    return payload
+
+
+def by_operation(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {item["operationId"]: item for item in items}
+
+
+class TestFastApiDocument:
+    async def test_operations_become_tools_that_place_every_argument(
+        self, gql: GraphQLClient, keys: Keys, pets_api: tuple[str, str]
+    ) -> None:
+        base, spec = pets_api
+        space = await keys.space("pets")
+        payload = await import_spec(gql, space.id, spec, baseUrl=base)
+        assert payload["userErrors"] == []
+        created = by_operation(payload["created"])
+        assert sorted(created) == ["addNote", "createPet", "getPet", "listPets"]
+        assert [(skip["operationId"], skip["method"]) for skip in payload["skipped"]] == [("uploadPhoto", "POST")]
+        assert "multipart/form-data" in payload["skipped"][0]["reason"]
+        get_pet = created["getPet"]["tool"]
+        assert (get_pet["name"], get_pet["label"], get_pet["sideEffect"]) == ("get_pet", "Get a pet", "READ")
+        assert created["createPet"]["tool"]["sideEffect"] == "WRITE"
+        assert get_pet["boundSpaces"] == [{"id": space.id}]
+        assert get_pet["endpoint"] == f"{base}/pets/{{pet_id}}"
+        assert get_pet["requestMapping"]["method"] == "GET"
+        assert set(get_pet["inputSchema"]["properties"]) == {"pet_id", "verbose", "x-request-id"}
+        assert get_pet["inputSchema"]["required"] == ["pet_id"]
+        assert "openapi" in get_pet["tags"] and get_pet["group"] == "Quiver test pets"
+
+        def tool(operation_id: str) -> str:
+            return str(created[operation_id]["tool"]["id"])
+
+        got = await invoke(gql, space.id, tool("getPet"), {"pet_id": 7, "verbose": True, "x-request-id": "r-1"})
+        assert got["status"] == "SUCCESS", got
+        assert got["data"] == {"where": "getPet", "petId": 7, "verbose": True, "requestId": "r-1"}
+        listed = await invoke(gql, space.id, tool("listPets"), {"limit": 2, "tag": ["a", "b"]})
+        assert listed["data"] == {"where": "listPets", "limit": 2, "tags": ["a", "b"]}
+        made = await invoke(gql, space.id, tool("createPet"), {"name": "Rex", "tag": "dog", "x-request-id": "r-2"})
+        assert made["data"] == {"where": "createPet", "pet": {"name": "Rex", "tag": "dog"}, "requestId": "r-2"}
+        noted = await invoke(gql, space.id, tool("addNote"), {"pet_id": 3, "text": "fed", "notify": True})
+        assert noted["data"] == {
+            "where": "addNote",
+            "petId": 3,
+            "note": {"text": "fed", "private": False},
+            "notify": True,
+        }
+        # The gateway checks the imported schema before anything is sent.
+        refused = await invoke(gql, space.id, tool("getPet"), {"verbose": True})
+        assert refused["error"]["code"] == "PARAM_INVALID"
+
+    async def test_a_re_import_updates_disables_and_brings_back(
+        self, gql: GraphQLClient, keys: Keys, pets_api: tuple[str, str]
+    ) -> None:
+        base, spec = pets_api
+        space = await keys.space("reimport")
+        first = by_operation((await import_spec(gql, space.id, spec, baseUrl=base))["created"])
+        document = json.loads(spec)
+        del document["paths"]["/pets/{pet_id}/notes"]
+        document["paths"]["/pets/{pet_id}"]["get"]["summary"] = "Fetch one pet"
+        second = await import_spec(gql, space.id, json.dumps(document), baseUrl=base)
+        assert second["userErrors"] == [] and second["created"] == []
+        updated = by_operation(second["updated"])
+        assert sorted(updated) == ["createPet", "getPet", "listPets"]
+        assert {item["tool"]["id"] for item in updated.values()} < {item["tool"]["id"] for item in first.values()}
+        assert [(item["operationId"], item["method"], item["path"]) for item in second["disabled"]] == [
+            ("addNote", "POST", "/pets/{pet_id}/notes")
+        ]
+        assert second["disabled"][0]["tool"]["status"] == "DISABLED"
+        note_tool = first["addNote"]["tool"]["id"]
+        assert (await invoke(gql, space.id, note_tool, {"pet_id": 1, "text": "x"}))["error"]["code"] == (
+            "TOOL_NOT_AVAILABLE"
+        )
+        third = await import_spec(gql, space.id, spec, baseUrl=base)
+        back = by_operation(third["updated"])["addNote"]["tool"]
+        assert (back["id"], back["status"]) == (note_tool, "ACTIVE")
+        assert "openapi:vanished" not in back["tags"]
+
+    async def test_include_picks_operations_by_id_or_tag(
+        self, gql: GraphQLClient, keys: Keys, pets_api: tuple[str, str]
+    ) -> None:
+        base, spec = pets_api
+        by_tag = await import_spec(gql, (await keys.space("tagged")).id, spec, baseUrl=base, include=["notes"])
+        assert [item["operationId"] for item in by_tag["created"]] == ["addNote"]
+        by_id = await import_spec(
+            gql, (await keys.space("picked")).id, spec, baseUrl=base, include=["getPet", "listPets"]
+        )
+        assert sorted(item["operationId"] for item in by_id["created"]) == ["getPet", "listPets"]
+
+    async def test_names_stay_unique_in_the_space(
+        self, gql: GraphQLClient, keys: Keys, pets_api: tuple[str, str]
+    ) -> None:
+        base, spec = pets_api
+        space = await keys.space("twice")
+        document = json.loads(spec)
+        document["info"]["title"] = "Another pets API"  # another document: new tools, not updates
+        await import_spec(gql, space.id, spec, baseUrl=base)
+        again = await import_spec(gql, space.id, json.dumps(document), baseUrl=base, include=["getPet"])
+        assert [item["tool"]["name"] for item in again["created"]] == ["get_pet_2"]
+
+
+class TestPublicDocuments:
+    @pytest.mark.parametrize(
+        ("file", "expected"),
+        [
+            ("petstore.yaml", {"listPets": "list_pets", "createPets": "create_pets", "showPetById": "show_pet_by_id"}),
+            (
+                "petstore-expanded.yaml",
+                {
+                    "findPets": "find_pets",
+                    "addPet": "add_pet",
+                    "find pet by id": "find_pet_by_id",
+                    "deletePet": "delete_pet",
+                },
+            ),
+            ("non-oauth-scopes.yaml", {None: "get_users"}),
+            ("webhook-example.yaml", {}),
+        ],
+    )
+    async def test_examples_import(
+        self, gql: GraphQLClient, keys: Keys, file: str, expected: dict[str | None, str]
+    ) -> None:
+        space = await keys.space(file.split(".")[0].replace("-", "_"))
+        payload = await import_spec(gql, space.id, (DOCUMENTS / file).read_text(), baseUrl="http://127.0.0.1:9/v1")
+        assert payload["userErrors"] == [] and payload["skipped"] == []
+        assert {item["operationId"]: item["tool"]["name"] for item in payload["created"]} == expected
+
+    async def test_the_expanded_petstore_body_is_flattened_and_its_array_query_kept(
+        self, gql: GraphQLClient, keys: Keys
+    ) -> None:
+        space = await keys.space("expanded")
+        spec = (DOCUMENTS / "petstore-expanded.yaml").read_text()
+        created = by_operation((await import_spec(gql, space.id, spec, baseUrl="http://127.0.0.1:9"))["created"])
+        add_pet = created["addPet"]["tool"]
+        assert add_pet["inputSchema"] == {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "tag": {"type": "string"}},
+            "required": ["name"],
+        }
+        assert add_pet["requestMapping"]["body"]["flatten"] == ["name", "tag"]
+        find_pets = created["findPets"]["tool"]["inputSchema"]["properties"]
+        assert find_pets["tags"] == {"type": "array", "items": {"type": "string"}, "description": "tags to filter by"}
+
+    async def test_swagger_2_is_refused_clearly(self, gql: GraphQLClient, keys: Keys) -> None:
+        space = await keys.space("swagger")
+        spec = (DOCUMENTS / "petstore-swagger-2.0.json").read_text()
+        payload = await import_spec(gql, space.id, spec)
+        assert payload["created"] == []
+        [error] = payload["userErrors"]
+        assert error["code"] == "UNSUPPORTED_VERSION" and error["field"] == ["input", "spec", "swagger"]
+        assert "convert the document to OpenAPI 3" in error["message"]
+
+
+class TestRefusals:
+    async def test_validation_errors_carry_their_json_path(self, gql: GraphQLClient, keys: Keys) -> None:
+        space = await keys.space("invalid")
+        spec = (DOCUMENTS / "petstore.yaml").read_text().replace("      operationId: showPetById\n", "", 1)
+        spec = spec.replace("          in: path\n", "          in: somewhere\n", 1)
+        payload = await import_spec(gql, space.id, spec, baseUrl="http://127.0.0.1:9")
+        assert payload["created"] == [] and payload["userErrors"]
+        fields = [error["field"] for error in payload["userErrors"]]
+        assert all(field[:2] == ["input", "spec"] for field in fields)
+        assert ["input", "spec", "paths", "/pets/{petId}", "get", "parameters", "0"] in [field[:7] for field in fields]
+        assert {error["code"] for error in payload["userErrors"]} == {"INVALID_SPEC"}
+
+    async def test_remote_references_are_never_fetched(self, gql: GraphQLClient, keys: Keys) -> None:
+        space = await keys.space("remote")
+        spec = (
+            (DOCUMENTS / "petstore.yaml")
+            .read_text()
+            .replace('$ref: "#/components/schemas/Pet"\n', '$ref: "http://127.0.0.1:9/pet.yaml"\n', 1)
+        )
+        payload = await import_spec(gql, space.id, spec, baseUrl="http://127.0.0.1:9")
+        [error] = payload["userErrors"]
+        assert error["code"] == "REMOTE_REFERENCE"
+        assert error["field"][:4] == ["input", "spec", "paths", "/pets/{petId}"] and error["field"][-1] == "$ref"
+
+    async def test_text_that_is_no_document(self, gql: GraphQLClient, keys: Keys) -> None:
+        space = await keys.space("garbage")
+        for spec in ("", "not: [valid", "[1, 2]", "openapi: 2.5.0\ninfo: {}", "a: &x 1\nb: *x\n"):
+            payload = await import_spec(gql, space.id, spec, baseUrl="http://127.0.0.1:9")
+            assert payload["created"] == [], spec
+            assert payload["userErrors"] and payload["userErrors"][0]["field"][:2] == ["input", "spec"], spec
+
+    async def test_who_may_import(self, gql: GraphQLClient, keys: Keys) -> None:
+        space, other = await keys.space("owner"), await keys.space("stranger")
+        spec = (DOCUMENTS / "petstore.yaml").read_text()
+        member = gql.as_key(await keys.for_space(space.id, Role.MEMBER))
+        outsider = gql.as_key(await keys.for_space(other.id, Role.SPACE_ADMIN))
+        space_admin = gql.as_key(await keys.for_space(space.id, Role.SPACE_ADMIN))
+        assert (await import_spec(member, space.id, spec))["userErrors"][0]["code"] == "FORBIDDEN"
+        assert (await import_spec(outsider, space.id, spec))["userErrors"][0]["code"] == "NOT_FOUND"
+        assert (await import_spec(space_admin, space.id, spec, baseUrl="http://127.0.0.1:9"))["userErrors"] == []
+
+    async def test_the_egress_policy_applies(self, gql: GraphQLClient, keys: Keys) -> None:
+        space = await keys.space("egress")
+        spec = (DOCUMENTS / "petstore.yaml").read_text()
+        payload = await import_spec(gql, space.id, spec, baseUrl="http://127.0.0.2:8080")
+        [error] = payload["userErrors"]
+        assert (error["code"], error["field"]) == ("EGRESS_DENIED", ["input", "baseUrl"])
+        relative = spec.replace("http://petstore.swagger.io/v1", "/v1")
+        [error] = (await import_spec(gql, space.id, relative))["userErrors"]
+        assert (error["code"], error["field"]) == ("BASE_URL_REQUIRED", ["input", "spec", "servers", "0", "url"])
+
+    async def test_credentials_reach_every_imported_tool_and_stay_write_only(
+        self, gql: GraphQLClient, keys: Keys, pets_api: tuple[str, str]
+    ) -> None:
+        base, spec = pets_api
+        space = await keys.space("secret")
+        auth = {"type": "API_KEY", "headerName": "X-Api-Key", "secret": "sk-import-123"}
+        payload = await import_spec(gql, space.id, spec, baseUrl=base, auth=auth)
+        assert payload["userErrors"] == []
+        assert "sk-import-123" not in json.dumps(payload)
+        tools = await gql.execute(
+            'query T($id: ID!) { space(id: $id) { visibleTools(first: 50, filter: {tags: ["openapi"]}) '
+            "{ edges { node { authType } } } } }",
+            {"id": space.id},
+        )
+        types = {edge["node"]["authType"] for edge in tools["space"]["visibleTools"]["edges"]}
+        assert types == {"API_KEY"}
