@@ -19,6 +19,7 @@ server, so two servers may both have ``search``).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -29,14 +30,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.agents import repository as agents_repository
 from app.agents.models import Agent
-from app.catalog.changes import DEFAULT_TTL_S, GenerationCache
+from app.catalog.changes import DEFAULT_TTL_S, FEED, ChangeFeed, GenerationCache
 from app.knowledge.tool import TOOL_ID as SEARCH_KNOWLEDGE_TOOL_ID
 from app.principal import Principal
 from app.runtime.functions import function_name, model_schema
 from app.skills.resolve import ResolvedSkill, resolve_skill_versions
 from app.spaces import repository as spaces_repository
 from app.tools import repository as tools_repository
-from app.tools.models import ToolDefinition
+from app.tools.repository import ToolListing
 
 TargetKind = Literal["space", "agent"]
 #: More tools than this in one space are not listed (the rest are still callable by the gateway's rules,
@@ -69,6 +70,7 @@ class OfferedTool:
     tool_id: str
     name: str
     tool: types.Tool
+    source: ToolListing
 
 
 @dataclass(frozen=True)
@@ -95,17 +97,17 @@ class Offer:
     prompts_fingerprint: str = ""
 
 
-def _fingerprint(items: list[dict[str, Any]]) -> str:
+def _fingerprint(items: list[Any]) -> str:
     return hashlib.sha256(json.dumps(items, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _output_schema(tool: ToolDefinition) -> dict[str, Any] | None:
+def _output_schema(tool: ToolListing) -> dict[str, Any] | None:
     """MCP output schemas describe ``structuredContent``, which is always an object."""
     schema = tool.output_schema
     return schema if isinstance(schema, dict) and schema.get("type") == "object" else None
 
 
-def mcp_tool(tool: ToolDefinition, name: str) -> types.Tool:
+def mcp_tool(tool: ToolListing, name: str) -> types.Tool:
     """The MCP listing of a Quiver tool: static arguments left out of the schema, READ as readOnlyHint."""
     read_only = tool.side_effect == "READ"
     return types.Tool(
@@ -126,13 +128,13 @@ def mcp_tool(tool: ToolDefinition, name: str) -> types.Tool:
     )
 
 
-def _offered_tools(tools: list[ToolDefinition]) -> tuple[OfferedTool, ...]:
+def _offered_tools(tools: list[ToolListing]) -> tuple[OfferedTool, ...]:
     taken: set[str] = set()
     offered: list[OfferedTool] = []
     for tool in sorted(tools, key=lambda item: item.tool_id):
         name = function_name(tool, taken)
         taken.add(name)
-        offered.append(OfferedTool(tool.tool_id, name, mcp_tool(tool, name)))
+        offered.append(OfferedTool(tool.tool_id, name, mcp_tool(tool, name), tool))
     return tuple(offered)
 
 
@@ -163,7 +165,7 @@ def _offered_prompts(skills: list[ResolvedSkill]) -> tuple[OfferedPrompt, ...]:
     return tuple(offered)
 
 
-def _offer(space_id: str, agent_id: str | None, tools: list[ToolDefinition], skills: list[ResolvedSkill]) -> Offer:
+def _offer(space_id: str, agent_id: str | None, tools: list[ToolListing], skills: list[ResolvedSkill]) -> Offer:
     offered_tools = _offered_tools(tools)
     offered_prompts = _offered_prompts(skills)
     return Offer(
@@ -173,9 +175,8 @@ def _offer(space_id: str, agent_id: str | None, tools: list[ToolDefinition], ski
         prompts=offered_prompts,
         tools_by_name={item.name: item for item in offered_tools},
         prompts_by_name={item.name: item for item in offered_prompts},
-        tools_fingerprint=_fingerprint(
-            [item.tool.model_dump(mode="json", by_alias=True, exclude_none=True) for item in offered_tools]
-        ),
+        # From the columns the listing is made of: cheaper than dumping every model.
+        tools_fingerprint=_fingerprint([(item.name, item.source) for item in offered_tools]),
         # The version is in each prompt's _meta: a promotion or rollback changes the fingerprint.
         prompts_fingerprint=_fingerprint(
             [item.prompt.model_dump(mode="json", by_alias=True, exclude_none=True) for item in offered_prompts]
@@ -183,20 +184,31 @@ def _offer(space_id: str, agent_id: str | None, tools: list[ToolDefinition], ski
     )
 
 
-async def _agent_tools(session: AsyncSession, agent: Agent) -> list[ToolDefinition]:
+async def _agent_tools(session: AsyncSession, agent: Agent) -> list[ToolListing]:
     wanted = list(dict.fromkeys(agent.activated_tool_ids or []))
     if agent.mounted_kb_ids and SEARCH_KNOWLEDGE_TOOL_ID not in wanted:
         wanted.append(SEARCH_KNOWLEDGE_TOOL_ID)
-    visible = await tools_repository.visible_tool_ids(session, agent.space_id, wanted)
-    return await tools_repository.tools_by_ids(session, sorted(visible))
+    if not wanted:
+        return []
+    return await tools_repository.visible_tool_listings(
+        session, agent.space_id, limit=MAX_OFFERED_TOOLS, tool_ids=wanted
+    )
 
 
 class Catalog:
     """Endpoints: who may reach them, and what they offer (cached per catalog generation)."""
 
-    def __init__(self, session_factory: async_sessionmaker[AsyncSession], ttl_s: float = DEFAULT_TTL_S) -> None:
+    def __init__(
+        self, session_factory: async_sessionmaker[AsyncSession], ttl_s: float = DEFAULT_TTL_S, feed: ChangeFeed = FEED
+    ) -> None:
         self.session_factory = session_factory
-        self._offers: GenerationCache[str, Offer | None] = GenerationCache(ttl_s, max_entries=MAX_CACHED_OFFERS)
+        self.feed = feed
+        self._offers: GenerationCache[str, Offer | None] = GenerationCache(
+            ttl_s, max_entries=MAX_CACHED_OFFERS, feed=feed
+        )
+        # Loads under way per (endpoint, generation): after a change, the clients of a large
+        # space all ask at once (and the notifier with them); one load answers them all.
+        self._loading: dict[tuple[str, int], asyncio.Future[Offer | None]] = {}
 
     async def reachable(self, principal: Principal, target: Target) -> bool:
         """The endpoint exists and the key may read it (else it is answered as not found).
@@ -210,14 +222,24 @@ class Catalog:
 
     async def offer(self, target: Target) -> Offer | None:
         """What the endpoint offers now; None when its space or agent is gone."""
-        return await self._offers.get_or_load(target.key, lambda: self._load(target))
+        return await self._offers.get_or_load(target.key, lambda: self._load_once(target))
+
+    async def _load_once(self, target: Target) -> Offer | None:
+        key = (target.key, self.feed.generation)
+        loading = self._loading.get(key)
+        if loading is None:
+            loading = asyncio.ensure_future(self._load(target))
+            self._loading[key] = loading
+            loading.add_done_callback(lambda _: self._loading.pop(key, None))
+        # One caller giving up (a client gone) does not cancel the others' load.
+        return await asyncio.shield(loading)
 
     async def _load(self, target: Target) -> Offer | None:
         async with self.session_factory() as session:
             if target.kind == "space":
                 if await spaces_repository.get_space(session, target.id) is None:
                     return None
-                tools = await tools_repository.visible_tools(session, target.id, limit=MAX_OFFERED_TOOLS)
+                tools = await tools_repository.visible_tool_listings(session, target.id, limit=MAX_OFFERED_TOOLS)
                 return _offer(target.id, None, tools, [])
             agent = await agents_repository.get_agent(session, target.id)
             if agent is None:

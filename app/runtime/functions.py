@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from app.tools.models import ToolDefinition
 
 FUNCTION_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+class NamedTool(Protocol):
+    """What naming and schemas need of a tool (an ORM row, or a listing of its columns)."""
+
+    @property
+    def tool_id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def input_schema(self) -> dict[str, Any]: ...
+
+    @property
+    def static_arguments(self) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -25,21 +40,25 @@ class FunctionSet:
         return self.tool_by_name.get(function_name, function_name)
 
 
-def model_schema(tool: ToolDefinition) -> dict[str, Any]:
-    """The input schema without the static arguments the platform fills in."""
-    schema = copy.deepcopy(tool.input_schema or {"type": "object"})
+def model_schema(tool: NamedTool) -> dict[str, Any]:
+    """The input schema without the static arguments the platform fills in.
+
+    A new dict whose top level (and ``properties``, ``required``) may differ from the tool's;
+    nested values are shared with it, never changed (a deep copy costs more than the rest of
+    building a large listing).
+    """
+    schema = dict(tool.input_schema or {"type": "object"})
     static = set(tool.static_arguments or {})
     if static:
         properties = schema.get("properties")
         if isinstance(properties, dict):
-            for key in static:
-                properties.pop(key, None)
+            schema["properties"] = {key: value for key, value in properties.items() if key not in static}
         if isinstance(schema.get("required"), list):
             schema["required"] = [key for key in schema["required"] if key not in static]
     return schema
 
 
-def function_name(tool: ToolDefinition, taken: set[str]) -> str:
+def function_name(tool: NamedTool, taken: set[str]) -> str:
     """The tool's own name when it is a valid, unused function name; otherwise a stable alias."""
     if FUNCTION_NAME.match(tool.name) and tool.name not in taken:
         return tool.name

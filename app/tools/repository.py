@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Select, String, bindparam, delete, exists, literal, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -84,12 +85,43 @@ async def count_tools(
     return await count(session, tools_statement(visibility, tool_filter))
 
 
-async def visible_tools(session: AsyncSession, space_id: str, *, limit: int) -> list[ToolDefinition]:
-    """The ACTIVE tools visible in ``space_id``, by tool id, at most ``limit`` of them."""
-    statement = (
-        select(ToolDefinition).where(tool_visible_in_space(space_id)).order_by(ToolDefinition.tool_id).limit(limit)
-    )
-    return list((await session.scalars(statement)).all())
+@dataclass(frozen=True)
+class ToolListing:
+    """The columns a tool listing needs (what an MCP client sees), without the ORM's cost per row."""
+
+    tool_id: str
+    name: str
+    label: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    static_arguments: dict[str, Any]
+    type: str
+    side_effect: str
+
+
+_LISTING_COLUMNS = (
+    ToolDefinition.tool_id,
+    ToolDefinition.name,
+    ToolDefinition.label,
+    ToolDefinition.description,
+    ToolDefinition.input_schema,
+    ToolDefinition.output_schema,
+    ToolDefinition.static_arguments,
+    ToolDefinition.type,
+    ToolDefinition.side_effect,
+)
+
+
+async def visible_tool_listings(
+    session: AsyncSession, space_id: str, *, limit: int, tool_ids: Sequence[str] | None = None
+) -> list[ToolListing]:
+    """The ACTIVE tools visible in ``space_id`` (only ``tool_ids`` when given), by tool id, at most ``limit``."""
+    statement = select(*_LISTING_COLUMNS).where(tool_visible_in_space(space_id))
+    if tool_ids is not None:
+        statement = statement.where(ToolDefinition.tool_id.in_(tool_ids))
+    rows = await session.execute(statement.order_by(ToolDefinition.tool_id).limit(limit))
+    return [ToolListing(*row) for row in rows.all()]
 
 
 async def imported_tools(session: AsyncSession, space_id: str, source: str) -> list[ToolDefinition]:
