@@ -30,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.agents import repository as agents_repository
 from app.agents.models import Agent
-from app.catalog.changes import DEFAULT_TTL_S, FEED, ChangeFeed, GenerationCache
+from app.changes import DEFAULT_TTL_S, FEED, ChangeFeed, GenerationCache
 from app.knowledge.tool import TOOL_ID as SEARCH_KNOWLEDGE_TOOL_ID
 from app.principal import Principal
 from app.runtime.functions import function_name, model_schema

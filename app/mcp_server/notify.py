@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import PromptsListChanged, ServerEvent, ToolsListChanged
 
-from app.catalog.changes import FEED, ChangeFeed
+from app.changes import FEED, ChangeFeed
 from app.mcp_server.catalog import Catalog, Offer, Target
 
 logger = logging.getLogger(__name__)

@@ -31,12 +31,12 @@ async def _import(settings: Settings, data: OpenApiImport) -> int:
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
-    from app.catalog.changes import announced_changes
     from app.catalog.loader import load_builtin_catalog
+    from app.changes import announced_changes
     from app.crypto import load_secret_box
     from app.db import create_engine, create_session_factory
+    from app.egress import EgressPolicy
     from app.errors import DomainError
-    from app.gateway.egress import EgressPolicy
     from app.migrate import upgrade_async
     from app.tools.openapi_import import SpecRejectedError, import_openapi
 

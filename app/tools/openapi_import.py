@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.crypto import SecretBox
+from app.egress import EgressPolicy
 from app.errors import DomainError, ForbiddenError, NotFoundError
-from app.gateway.egress import EgressPolicy
 from app.ids import new_id
 from app.principal import Principal
 from app.spaces import repository as spaces_repository
