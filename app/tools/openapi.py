@@ -308,8 +308,8 @@ class _Budget:
     def __init__(self, limit: int) -> None:
         self.left = limit
 
-    def spend(self) -> None:
-        self.left -= 1
+    def spend(self, nodes: int = 1) -> None:
+        self.left -= nodes
         if self.left < 0:
             raise _TooLargeError
 
@@ -319,11 +319,19 @@ class _TooLargeError(Exception):
 
 
 class Inliner:
-    """Resolves local references into plain schemas, converting OpenAPI 3.0 dialect on the way."""
+    """Resolves local references into plain schemas, converting OpenAPI 3.0 dialect on the way.
+
+    Each schema object of the document is checked against JSON Schema 2020-12 once, with
+    its references left in place (so the expanded schemas built from checked parts are
+    valid too), and each component is expanded once (unless a recursion runs through it):
+    the work is bounded by the document's size, not by how often its parts are used.
+    """
 
     def __init__(self, document: Document, total: _Budget | None = None) -> None:
         self.document = document
         self.total = total or _Budget(MAX_DOCUMENT_NODES)
+        self._expanded: dict[str, tuple[Any, int]] = {}
+        self._checked: dict[str, str | None] = {}
 
     def resolve(self, value: Any) -> Any:
         """A non-schema object (parameter, request body, response) behind its ``$ref``, if any."""
@@ -336,45 +344,85 @@ class Inliner:
             value = _pointer(self.document.spec, ref)
         return value
 
-    def schema(self, value: Any) -> dict[str, Any]:
-        """The schema with every reference inlined; raises _TooLargeError past MAX_SCHEMA_NODES."""
-        converted = self._convert(value, (), _Budget(MAX_SCHEMA_NODES))
-        return converted if isinstance(converted, dict) else {}
+    def schema(self, value: Any, budget: _Budget | None = None) -> dict[str, Any]:
+        """The schema with every reference inlined; raises _TooLargeError past the budget
+        (MAX_SCHEMA_NODES unless given) and SpecError when a part is no valid JSON Schema."""
+        self._check(value)
+        expanded, _, _ = self._expand(value, (), budget or _Budget(MAX_SCHEMA_NODES))
+        return expanded if isinstance(expanded, dict) else {}
 
-    def _convert(self, value: Any, stack: tuple[str, ...], budget: _Budget) -> Any:
+    def _check(self, value: Any) -> None:
+        converted = self._convert(value, (), _Budget(MAX_DOCUMENT_NODES), follow=False)[0]
+        key = json.dumps(converted, sort_keys=True, default=str)
+        if key not in self._checked:
+            self._checked[key] = _schema_problem(converted) if isinstance(converted, dict) else None
+        problem = self._checked[key]
+        if problem is not None:
+            raise SpecError("INVALID_SPEC", f"a schema is {problem}")
+
+    def _expand(self, value: Any, stack: tuple[str, ...], budget: _Budget) -> tuple[Any, int, bool]:
+        return self._convert(value, stack, budget, follow=True)
+
+    def _convert(self, value: Any, stack: tuple[str, ...], budget: _Budget, *, follow: bool) -> tuple[Any, int, bool]:
+        """(converted value, nodes in it, whether a recursion was left open inside)."""
         budget.spend()
         self.total.spend()
         if isinstance(value, list):
-            return [self._convert(item, stack, budget) for item in value]
+            items = [self._convert(item, stack, budget, follow=follow) for item in value]
+            return [item for item, _, _ in items], 1 + sum(n for _, n, _ in items), any(o for _, _, o in items)
         if not isinstance(value, dict):
-            return value
+            return value, 1, False
         ref = value.get("$ref")
-        if isinstance(ref, str):
-            if ref in stack:
-                # A recursive schema: the recursion is left open rather than expanded forever.
-                return {"description": f"(recursive: {ref.rsplit('/', 1)[-1]})"}
-            target = self._convert(_pointer(self.document.spec, ref), (*stack, ref), budget)
-            siblings = {key: item for key, item in value.items() if key != "$ref"}
-            if self.document.is_30 or not siblings:
-                return target  # in 3.0, a reference's siblings are ignored
-            return {"allOf": [target], **self._convert(siblings, stack, budget)}
+        if isinstance(ref, str) and follow:
+            return self._reference(value, ref, stack, budget)
         converted: dict[str, Any] = {}
+        nodes, is_open = 1, False
         for key, item in value.items():
             if key.startswith("x-") or key in _OPENAPI_ONLY:
                 continue
-            if key in ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas"):
-                converted[key] = (
-                    {str(name): self._convert(schema, stack, budget) for name, schema in item.items()}
-                    if isinstance(item, dict)
-                    else item
-                )
-            elif key in ("enum", "const", "default", "examples", "required", "type"):
+            if key in ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas") and isinstance(
+                item, dict
+            ):
+                parts = {
+                    str(name): self._convert(schema, stack, budget, follow=follow) for name, schema in item.items()
+                }
+                converted[key] = {name: part for name, (part, _, _) in parts.items()}
+                nodes += sum(n for _, n, _ in parts.values())
+                is_open = is_open or any(o for _, _, o in parts.values())
+            elif key in ("enum", "const", "default", "examples", "required", "type", "$ref"):
                 converted[key] = copy.deepcopy(item)
             else:
-                converted[key] = self._convert(item, stack, budget)
+                converted[key], count, opened = self._convert(item, stack, budget, follow=follow)
+                nodes += count
+                is_open = is_open or opened
         if self.document.is_30:
+            if "$ref" in converted:
+                converted = {"$ref": converted["$ref"]}  # in 3.0, a reference's siblings are ignored
             _from_openapi_30(value, converted)
-        return converted
+        return converted, nodes, is_open
+
+    def _reference(
+        self, value: dict[str, Any], ref: str, stack: tuple[str, ...], budget: _Budget
+    ) -> tuple[Any, int, bool]:
+        if ref in stack:
+            # A recursive schema: the recursion is left open rather than expanded forever.
+            return {"description": f"(recursive: {ref.rsplit('/', 1)[-1]})"}, 1, True
+        known = self._expanded.get(ref)
+        if known is not None:
+            target, nodes = known
+            budget.spend(nodes)
+            opened = False
+        else:
+            raw = _pointer(self.document.spec, ref)
+            self._check(raw)
+            target, nodes, opened = self._convert(raw, (*stack, ref), budget, follow=True)
+            if not opened:
+                self._expanded[ref] = (target, nodes)
+        siblings = {key: item for key, item in value.items() if key != "$ref"}
+        if self.document.is_30 or not siblings:
+            return target, nodes, opened
+        extra, count, extra_open = self._convert(siblings, stack, budget, follow=True)
+        return {"allOf": [target], **extra}, nodes + count, opened or extra_open
 
 
 def _from_openapi_30(original: dict[str, Any], converted: dict[str, Any]) -> None:
@@ -393,7 +441,7 @@ def _from_openapi_30(original: dict[str, Any], converted: dict[str, Any]) -> Non
                 converted[exclusive] = converted.pop(bound)
 
 
-def _valid_schema(schema: dict[str, Any]) -> str | None:
+def _schema_problem(schema: dict[str, Any]) -> str | None:
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as error:
@@ -483,21 +531,20 @@ def _output_schema(inliner: Inliner, operation: dict[str, Any]) -> dict[str, Any
         if media is None or "schema" not in media[1]:
             continue
         try:
-            schema = inliner.schema(media[1]["schema"])
+            return inliner.schema(media[1]["schema"])
         except (_TooLargeError, SpecError, KeyError):
-            return None
-        return schema if _valid_schema(schema) is None else None
+            return None  # an output schema is informative: the tool is imported without it
     return None
 
 
-def _parameter_value_schema(inliner: Inliner, parameter: dict[str, Any]) -> dict[str, Any] | None:
+def _parameter_value_schema(inliner: Inliner, parameter: dict[str, Any], budget: _Budget) -> dict[str, Any] | None:
     if "schema" in parameter:
-        schema = inliner.schema(parameter["schema"])
+        schema = inliner.schema(parameter["schema"], budget)
     else:
         media = _json_media(parameter.get("content"))
         if media is None:
             return None
-        schema = inliner.schema(media[1].get("schema", {}))
+        schema = inliner.schema(media[1].get("schema", {}), budget)
     if parameter.get("description") and "description" not in schema:
         schema = {**schema, "description": str(parameter["description"])[:1000]}
     return schema
@@ -528,6 +575,7 @@ def draft(
 def _draft(
     inliner: Inliner, operation: Operation, body: dict[str, Any], shared: list[Any], endpoint_base: str
 ) -> Draft | Skip:
+    budget = _Budget(MAX_SCHEMA_NODES)  # the input schema's, all parts together
     # Operation parameters override the path item's ones with the same name and location.
     merged: dict[tuple[str, str], dict[str, Any]] = {}
     for raw in [*shared, *_list(body.get("parameters"))]:
@@ -551,7 +599,7 @@ def _draft(
             return Skip(operation, f"parameter {name!r} is in {location!r}")
         if name in properties:
             return Skip(operation, f"two parameters are named {name!r}")
-        schema = _parameter_value_schema(inliner, parameter)
+        schema = _parameter_value_schema(inliner, parameter, budget)
         if schema is None:
             if is_required:
                 return Skip(operation, f"parameter {name!r} has no schema the platform can send")
@@ -579,18 +627,16 @@ def _draft(
             if body_required:
                 return Skip(operation, "the request body has no schema")
         else:
-            schema = _drop_read_only(inliner.schema(media[1]["schema"]))
+            schema = _drop_read_only(inliner.schema(media[1]["schema"], budget))
             body_mapping = _body(schema, properties, required, body_required)
             if body_mapping is None:
                 return Skip(operation, "the request body would be called 'body', like a parameter")
             body_mapping["contentType"] = media[0]
             body_mapping["required"] = body_required
+    # Every part was checked against JSON Schema 2020-12 (Inliner): so is this object of them.
     input_schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         input_schema["required"] = required
-    problem = _valid_schema(input_schema)
-    if problem is not None:
-        return Skip(operation, f"its input schema is {problem}")
     label = str(body.get("summary") or operation.operation_id or f"{operation.method.upper()} {operation.path}")
     tags = [str(tag)[:100] for tag in body.get("tags") or [] if isinstance(tag, str)]
     return Draft(

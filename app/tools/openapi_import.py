@@ -1,8 +1,10 @@
 """``importOpenApi`` and ``quiver tools import-openapi``: an OpenAPI document becomes CUSTOM tools of a space.
 
-Reading the document (``app.tools.openapi``) is CPU work bounded by its size; it runs on a
-worker thread so the event loop keeps serving others meanwhile. Storing is one
-transaction: every tool of the import, or none.
+Reading the document (``app.tools.openapi``: parsing, validation, one draft per
+operation) is CPU work bounded by the document's size; it runs in a child process
+(``app.tools.openapi_worker``), killed after ``READ_TIMEOUT_S``, at most
+``READS_AT_ONCE`` per process, so no import slows the server's other requests. Storing
+is one transaction: every tool of the import, or none.
 
 Imported tools belong to the space (its SPACE_ADMINs manage them) and are bound to it.
 A tool remembers its document (``openapi:<info.title>``) and its operation (operationId,
@@ -17,8 +19,15 @@ its status. ``include`` narrows what is created or updated, never what counts as
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import os
+import sys
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -33,7 +42,15 @@ from app.tools.models import ToolDefinition
 from app.tools.service import AuthConfig, check_egress, seal_auth
 from app.validation import check_http_url
 
+logger = logging.getLogger(__name__)
+
 SOURCE_PREFIX = "openapi:"
+#: A child reading a document is killed after this long.
+READ_TIMEOUT_S = 60.0
+#: Documents read at once per process; more imports wait their turn.
+READS_AT_ONCE = 2
+#: Where the ``app`` package lives (the child process imports the same code).
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 VANISHED_TAG = "openapi:vanished"
 IMPORT_TAG = "openapi"
 #: (phase, done, total): "validate", "read", "store", "done".
@@ -93,27 +110,87 @@ def _spec_errors(problems: list[openapi.SpecError]) -> SpecRejectedError:
 
 @dataclass
 class _Read:
-    document: openapi.Document
+    title: str
     base: str
     results: list[openapi.Draft | openapi.Skip]
     every_key: set[str]
 
 
-def _read(data: OpenApiImport, progress: Progress | None) -> _Read:
-    """Parse, validate and draft (CPU only: runs on a worker thread)."""
-    if progress:
-        progress("validate", 0, None)
-    document = openapi.parse(data.spec)
-    openapi.validate(document)
-    base = openapi.base_url(document, data.base_url)
-    chosen = openapi.selected(document, data.include)
-    every_key = {operation.key for operation, _, _ in openapi.operations(document)}
+def _operation(data: dict[str, Any]) -> openapi.Operation:
+    return openapi.Operation(str(data["method"]), str(data["path"]), data.get("operation_id"))
 
-    def step(done: int, total: int) -> None:
-        if progress:
-            progress("read", done, total)
 
-    return _Read(document, base, openapi.drafts(document, chosen, base, step), every_key)
+def _parsed(answer: dict[str, Any]) -> _Read:
+    results: list[openapi.Draft | openapi.Skip] = []
+    for item in answer["results"]:
+        if item.get("skip"):
+            results.append(openapi.Skip(_operation(item["operation"]), str(item["reason"])))
+        else:
+            results.append(openapi.Draft(**{**item, "operation": _operation(item["operation"])}))
+    return _Read(str(answer["title"]), str(answer["base"]), results, set(answer["every_key"]))
+
+
+_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+
+
+async def _read(data: OpenApiImport, progress: Progress | None) -> _Read:
+    """Parse, validate and draft in a child process (see the module's docstring)."""
+    loop = asyncio.get_running_loop()
+    slots = _slots.setdefault(loop, asyncio.Semaphore(READS_AT_ONCE))
+    request = json.dumps({"spec": data.spec, "base_url": data.base_url, "include": data.include}).encode()
+    # The child imports this very code, wherever it was imported from here.
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")])}
+    async with slots:
+        child = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "app.tools.openapi_worker",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=environment,
+        )
+        try:
+            async with asyncio.timeout(READ_TIMEOUT_S):
+                output, _ = await asyncio.gather(_answer(child, request), _follow(child.stderr, progress))
+                await child.wait()
+        except TimeoutError:
+            raise openapi.SpecError(
+                "TOO_LARGE", f"Reading the document took longer than {READ_TIMEOUT_S:.0f} s; import fewer operations."
+            ) from None
+        finally:
+            if child.returncode is None:
+                child.kill()
+                await child.wait()
+    try:
+        answer = json.loads(output)
+    except ValueError:
+        raise RuntimeError(f"the OpenAPI reader exited with {child.returncode} and no answer") from None
+    if answer.get("errors"):
+        raise openapi.InvalidSpecError(
+            [openapi.SpecError(item["code"], item["message"], list(item["path"])) for item in answer["errors"]]
+        )
+    return _parsed(answer)
+
+
+async def _answer(child: asyncio.subprocess.Process, request: bytes) -> bytes:
+    assert child.stdin is not None and child.stdout is not None
+    child.stdin.write(request)
+    await child.stdin.drain()
+    child.stdin.close()
+    return await child.stdout.read()
+
+
+async def _follow(stream: asyncio.StreamReader | None, progress: Progress | None) -> None:
+    """The child's progress lines, handed on (anything else it prints is logged)."""
+    assert stream is not None
+    while line := await stream.readline():
+        try:
+            step = json.loads(line)
+            if progress:
+                progress(str(step["phase"]), int(step["done"]), step["total"])
+        except (ValueError, KeyError, TypeError):
+            logger.warning("OpenAPI reader: %s", line[:500].decode("utf-8", "replace").rstrip())
 
 
 async def _space_to_manage(session: AsyncSession, principal: Principal, space_id: str) -> None:
@@ -160,7 +237,7 @@ async def import_openapi(
     # Sealed first: bad credentials are refused before the document is read.
     auth_type, auth_config = seal_auth(box, data.auth, ["input", "auth"]) if data.auth else ("NONE", None)
     try:
-        read = await asyncio.to_thread(_read, data, progress)
+        read = await _read(data, progress)
     except openapi.SpecError as error:
         raise _spec_errors([error]) from None
     except openapi.InvalidSpecError as error:
@@ -168,7 +245,7 @@ async def import_openapi(
     await check_egress(egress, read.base + "/", ["input", "baseUrl" if data.base_url else "spec"])
     if data.auth is not None:
         await check_egress(egress, data.auth.token_url, ["input", "auth", "tokenUrl"])
-    source = (SOURCE_PREFIX + read.document.title)[:200]
+    source = (SOURCE_PREFIX + read.title)[:200]
     report = ImportReport(source)
     existing = {
         tool.import_key: tool
@@ -201,7 +278,7 @@ async def import_openapi(
                 timeout_ms=10_000,
                 max_retries=1,
                 tags=list(dict.fromkeys([IMPORT_TAG, *draft.tags])),
-                group=read.document.title[:100],
+                group=read.title[:100],
                 allowed_roles=[],
                 static_arguments={},
                 version="1.0.0",

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from app.principal import Role
+from app.tools import openapi_import
 from tests.conftest import GraphQLClient, Keys
 from tests.schema.gateway import invoke
 from tests.support.openapi_app import running_pets_api
@@ -224,6 +225,16 @@ class TestRefusals:
             payload = await import_spec(gql, space.id, spec, baseUrl="http://127.0.0.1:9")
             assert payload["created"] == [], spec
             assert payload["userErrors"] and payload["userErrors"][0]["field"][:2] == ["input", "spec"], spec
+
+    async def test_a_document_that_takes_too_long_to_read_is_refused(
+        self, gql: GraphQLClient, keys: Keys, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        space = await keys.space("slow")
+        # No child process starts, let alone reads a document, in 10 ms: the reader is killed.
+        monkeypatch.setattr(openapi_import, "READ_TIMEOUT_S", 0.01)
+        payload = await import_spec(gql, space.id, (DOCUMENTS / "petstore.yaml").read_text())
+        [error] = payload["userErrors"]
+        assert error["code"] == "TOO_LARGE" and "took longer" in error["message"]
 
     async def test_who_may_import(self, gql: GraphQLClient, keys: Keys) -> None:
         space, other = await keys.space("owner"), await keys.space("stranger")
