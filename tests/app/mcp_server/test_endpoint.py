@@ -15,6 +15,7 @@ from mcp.shared.subscriptions import ToolsListChanged
 from sqlalchemy import select
 
 from app.gateway.models import ToolCall
+from app.mcp_server import endpoint
 from app.principal import Role
 from tests.app.mcp_server.conftest import PAGE_SIZE, McpServer
 from tests.conftest import GraphQLClient, Keys
@@ -330,3 +331,37 @@ class TestKeys:
                 },
             )
         assert borrowed.status_code == 404
+
+    async def test_sessions_per_key_are_bounded_and_freed_by_delete(
+        self, mcp_server: McpServer, keys: Keys, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        space = await keys.space("bounded")
+        key = await keys.for_space(space.id, Role.MEMBER)
+        monkeypatch.setattr(endpoint, "MAX_SESSIONS_PER_KEY", 1)
+        url = mcp_server.url("spaces", space.id)
+        headers = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {key}"}
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "p", "version": "1"},
+            },
+        }
+        async with httpx.AsyncClient(trust_env=False) as http:
+            first = await http.post(url, json=initialize, headers=headers)
+            assert first.status_code == 200
+            refused = await http.post(url, json=initialize, headers=headers)
+            assert refused.status_code == 429
+            ended = await http.delete(
+                url,
+                headers={
+                    **headers,
+                    "Mcp-Session-Id": first.headers["mcp-session-id"],
+                    "Mcp-Protocol-Version": "2025-11-25",
+                },
+            )
+            assert ended.status_code < 300
+            assert (await http.post(url, json=initialize, headers=headers)).status_code == 200
