@@ -75,7 +75,7 @@ class CallRequest:
     run_id: str | None
     idempotency_key: str | None
     delegation_depth: int
-    origin: str
+    origin: str = ORIGIN_GRAPHQL
     # An agent run names its calls before they run (``tc_…``), so it can find their rows after a crash.
     call_id: str | None = None
     # The row exists already (a call that waited for approval): the outcome replaces it.
