@@ -8,15 +8,18 @@ import strawberry
 
 from app.agents.service import get_agent_for
 from app.catalog.status import kind_of, set_status
+from app.gateway import repository as calls_repository
 from app.knowledge.service import get_document_for, get_knowledge_base_for
+from app.runtime import repository as runs_repository
 from app.skills.service import get_skill_for
 from app.spaces.service import get_readable_space
 from app.tools.models import McpServer as McpServerRow
 from app.tools.service import get_server_for, get_tool_for
-from schema.agents.types import Agent
+from schema.agents.types import Agent, AgentRun
 from schema.context import Info
 from schema.enums import Status
 from schema.errors import UserError
+from schema.gateway.types import ToolCall
 from schema.knowledge.types import Document, KnowledgeBase
 from schema.mutations import in_transaction
 from schema.node import Node
@@ -51,6 +54,12 @@ async def resolve_node(info: Info, identifier: str) -> Node | None:
         if kind == "document":
             document = await get_document_for(session, principal, identifier)
             return Document.from_row(document) if document else None
+        if kind == "agent_run":
+            run = await runs_repository.get_run(session, identifier)
+            return AgentRun.from_row(run) if run and principal.can_read_space(run.space_id) else None
+        if kind == "tool_call":
+            call = await calls_repository.get_call(session, identifier)
+            return ToolCall.from_row(call) if call and principal.can_read_space(call.space_id) else None
     return None
 
 

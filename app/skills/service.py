@@ -409,8 +409,11 @@ async def import_skill(
         raise DomainError(error.code, f"SKILL.md: {error.message}", text_field) from None
 
 
-def export_skill_md(skill: SkillDefinition, version: SkillVersion | None = None) -> str:
-    """The skill as SKILL.md text, at PRODUCTION or at the given version."""
+def export_skill_md(
+    skill: SkillDefinition, version: SkillVersion | None = None, *, tool_ids: list[str] | None = None
+) -> str:
+    """The skill as SKILL.md text, at PRODUCTION or at the given version; ``tool_ids``
+    replaces the declared tools (the API leaves out those the reader may not see)."""
     from app.skills.skill_md import render_skill_md  # late, as in import_skill
 
     return render_skill_md(
@@ -423,7 +426,7 @@ def export_skill_md(skill: SkillDefinition, version: SkillVersion | None = None)
         tags=list(skill.tags or []),
         trigger_hints=list(skill.trigger_hints or []),
         boundary=skill.boundary,
-        tool_ids=list(skill.tools or []),
+        tool_ids=list(skill.tools or []) if tool_ids is None else tool_ids,
         extra=skill.skill_md_extra,
     )
 

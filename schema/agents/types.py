@@ -13,6 +13,7 @@ from app.agents.models import Agent as AgentRow
 from app.agents.runs import AgentRun as AgentRunRow
 from app.agents.service import manifest, split_skill_reference
 from app.runtime import repository as runs_repository
+from schema import visibility
 from schema.context import Info
 from schema.enums import ApprovalPolicy, RunStageKind, RunStatus, Status
 from schema.node import Node
@@ -77,6 +78,8 @@ class Agent(Node):
     async def space(self, info: Info) -> SpaceRef:
         from schema.spaces.types import Space
 
+        if not visibility.space_visible(info, self.row.space_id):
+            raise visibility.refuse("space")
         row = await info.context.loaders.space_by_id.load(self.row.space_id)
         assert row is not None  # space_id is a foreign key
         return Space.from_row(row)
@@ -86,7 +89,7 @@ class Agent(Node):
         from schema.knowledge.types import KnowledgeBase
 
         rows = await info.context.loaders.knowledge_base_by_id.load_many(list(self.row.mounted_kb_ids))
-        return [KnowledgeBase.from_row(row) for row in rows if row is not None]
+        return [KnowledgeBase.from_row(row) for row in rows if row and visibility.in_readable_space(info, row)]
 
     @strawberry.field(
         description="Tools the agent may call that are still visible in its space, any status: a DISABLED or ARCHIVED tool stays listed and is skipped at run time."
@@ -102,7 +105,7 @@ class Agent(Node):
         rows = await info.context.loaders.tool_by_id.load_many(
             [tool_id for tool_id, is_visible in zip(tool_ids, visible, strict=True) if is_visible]
         )
-        return [Tool.from_row(row) for row in rows if row is not None]
+        return [Tool.from_row(row) for row in await visibility.visible_tools(info, rows)]
 
     @strawberry.field(
         description="Approval policies this agent sets for some of its activated tools, overriding the tools' own."
@@ -121,7 +124,7 @@ class Agent(Node):
 
         skill_ids = [split_skill_reference(reference)[0] for reference in self.row.bound_skill_ids]
         rows = await info.context.loaders.skill_by_id.load_many(skill_ids)
-        return [Skill.from_row(row) for row in rows if row is not None]
+        return [Skill.from_row(row) for row in rows if row and visibility.skill_visible(info, row)]
 
     @strawberry.field(description="Runs of this agent, oldest first.")
     async def runs(self, info: Info, first: FirstArgument = 20, after: AfterArgument = None) -> Connection[AgentRun]:
@@ -223,6 +226,8 @@ class AgentRun(Node):
     async def agent(self, info: Info) -> Agent:
         row = await info.context.loaders.agent_by_id.load(self.row.agent_id)
         assert row is not None  # runs are only created for existing agents
+        if not visibility.in_readable_space(info, row):
+            raise visibility.refuse("agent")
         return Agent.from_row(row)
 
     @strawberry.field(
@@ -247,7 +252,7 @@ class AgentRun(Node):
         from schema.gateway.types import ToolCall
 
         rows = await info.context.loaders.tool_calls_by_run_id.load(self.row.id)
-        return [ToolCall.from_row(row) for row in rows]
+        return [ToolCall.from_row(row) for row in rows if visibility.in_readable_space(info, row)]
 
 
 async def agent_connection(info: Info, space_id: str | None, first: int | None, after: str | None) -> Connection[Agent]:

@@ -10,6 +10,7 @@ from strawberry.scalars import JSON
 
 from app.gateway.envelope import ToolError as ToolErrorData
 from app.gateway.models import ToolCall as ToolCallRow
+from schema import visibility
 from schema.context import Info
 from schema.enums import CallStatus, ToolCallOrigin
 from schema.node import Node
@@ -115,16 +116,20 @@ class ToolCall(Node):
     async def space(self, info: Info) -> SpaceRef:
         from schema.spaces.types import Space
 
+        if not visibility.space_visible(info, self.space_id):
+            raise visibility.refuse("space")
         row = await info.context.loaders.space_by_id.load(self.space_id)
         assert row is not None  # calls are only logged in existing spaces
         return Space.from_row(row)
 
-    @strawberry.field(description="The tool called; null if it no longer resolves.")
+    @strawberry.field(
+        description="The tool called; null if it no longer resolves or the caller may not see it (a refused call keeps the id it was given in toolId)."
+    )
     async def tool(self, info: Info) -> ToolRef | None:
         from schema.tools.types import Tool
 
         row = await info.context.loaders.tool_by_id.load(self.tool_id)
-        return Tool.from_row(row) if row else None
+        return Tool.from_row(row) if row and await visibility.tool_visible(info, row) else None
 
     @strawberry.field(description="The agent that made the call; null for direct calls.")
     async def agent(self, info: Info) -> AgentRef | None:
@@ -133,7 +138,7 @@ class ToolCall(Node):
         if self.agent_id is None:
             return None
         row = await info.context.loaders.agent_by_id.load(self.agent_id)
-        return Agent.from_row(row) if row else None
+        return Agent.from_row(row) if row and visibility.in_readable_space(info, row) else None
 
     @strawberry.field(
         description="The decision a person made (or has to make) before the call could run; null when the call needed no approval."
@@ -151,7 +156,7 @@ class ToolCall(Node):
         if self.run_id is None:
             return None
         row = await info.context.loaders.run_by_id.load(self.run_id)
-        return AgentRun.from_row(row) if row else None
+        return AgentRun.from_row(row) if row and visibility.in_readable_space(info, row) else None
 
 
 @strawberry.type(description="The gateway's envelope: status, data or error, trace id.")
@@ -170,4 +175,4 @@ class ToolResult:
         if self.call_id is None:
             return None
         row = await info.context.loaders.tool_call_by_id.load(self.call_id)
-        return ToolCall.from_row(row) if row else None
+        return ToolCall.from_row(row) if row and visibility.in_readable_space(info, row) else None

@@ -11,6 +11,7 @@ from app.knowledge import repository
 from app.knowledge.models import Document as DocumentRow
 from app.knowledge.models import KnowledgeBase as KnowledgeBaseRow
 from app.knowledge.search import SearchHit
+from schema import visibility
 from schema.context import Info
 from schema.node import Node
 from schema.pagination import AfterArgument, Connection, FirstArgument, make_connection, page_request
@@ -45,6 +46,8 @@ class KnowledgeBase(Node):
     async def space(self, info: Info) -> SpaceRef:
         from schema.spaces.types import Space
 
+        if not visibility.space_visible(info, self.row.space_id):
+            raise visibility.refuse("space")
         row = await info.context.loaders.space_by_id.load(self.row.space_id)
         assert row is not None  # space_id is a foreign key
         return Space.from_row(row)
@@ -94,6 +97,8 @@ class Document(Node):
     async def knowledge_base(self, info: Info) -> KnowledgeBase:
         row = await info.context.loaders.knowledge_base_by_id.load(self.row.knowledge_base_id)
         assert row is not None  # knowledge_base_id is a foreign key
+        if not visibility.in_readable_space(info, row):
+            raise visibility.refuse("knowledge base")
         return KnowledgeBase.from_row(row)
 
 

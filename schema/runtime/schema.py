@@ -16,6 +16,7 @@ from app.errors import DomainError
 from app.events.bus import SubscriberOverflowError
 from app.runtime import repository as runs_repository
 from app.runtime.service import InvokeRequest, run_topic
+from schema import visibility
 from schema.agents.types import AgentRun
 from schema.context import Info
 from schema.errors import ClientError, UserError
@@ -318,7 +319,7 @@ class RuntimeSubscription:
                     tool_call = None
                     if event.get("call_id"):
                         row = await info.context.loaders.tool_call_by_id.load(event["call_id"])
-                        tool_call = ToolCall.from_row(row) if row else None
+                        tool_call = ToolCall.from_row(row) if row and visibility.in_readable_space(info, row) else None
                     yield AgentRunEvent(
                         kind=event["kind"],
                         run=run,

@@ -18,6 +18,7 @@ from app.skills.models import SkillDefinition
 from app.skills.models import SkillVersion as SkillVersionRow
 from app.skills.routing import RoutedSkill as RoutedSkillRow
 from app.skills.routing import select_skills
+from schema import visibility
 from schema.context import Info
 from schema.errors import UserError
 from schema.mutations import in_transaction
@@ -122,13 +123,17 @@ class SkillsQuery:
             for row in await info.context.loaders.skill_by_id.load_many(
                 [routed.skill.skill_id for routed in [*routing.chosen, *routing.dropped]]
             )
-            if row is not None
+            if row is not None and visibility.skill_visible(info, row)
         }
         return SkillRouting(
             limit=routing.limit,
             is_routed=routing.is_routed,
-            chosen=[RoutedSkill.from_app(routed, skills) for routed in routing.chosen],
-            dropped=[RoutedSkill.from_app(routed, skills) for routed in routing.dropped],
+            chosen=[
+                RoutedSkill.from_app(routed, skills) for routed in routing.chosen if routed.skill.skill_id in skills
+            ],
+            dropped=[
+                RoutedSkill.from_app(routed, skills) for routed in routing.dropped if routed.skill.skill_id in skills
+            ],
             notes=selection.notes,
             injected_chars=routing.injected_chars,
             saved_chars=routing.saved_chars,

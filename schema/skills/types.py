@@ -13,6 +13,7 @@ from app.skills.models import SkillChannelEvent, SkillDefinition
 from app.skills.models import SkillVersion as SkillVersionRow
 from app.skills.repository import VersionUsage
 from app.skills.service import export_skill_md
+from schema import visibility
 from schema.context import Info
 from schema.enums import Status, ToolType
 from schema.node import Node
@@ -159,7 +160,6 @@ class Skill(Node):
         description="Phrases that signal this skill applies; used by skill matching."
     )
     boundary: str | None = strawberry.field(description="What this skill must not be used for.")
-    tool_ids: list[str] = strawberry.field(description="Ids of the tools this skill orchestrates.")
     type: ToolType = strawberry.field(description="BUILTIN for skills shipped with the platform, CUSTOM otherwise.")
     status: Status = strawberry.field(description="Lifecycle status; only ACTIVE skills are injected.")
     version: str = strawberry.field(description="The version served to agents that do not pin one.")
@@ -180,7 +180,6 @@ class Skill(Node):
             tags=list(row.tags or []),
             trigger_hints=list(row.trigger_hints or []),
             boundary=row.boundary,
-            tool_ids=list(row.tools or []),
             type=ToolType(row.type),
             status=Status(row.status),
             version=row.version,
@@ -190,11 +189,17 @@ class Skill(Node):
             row=row,
         )
 
+    @strawberry.field(
+        description="Ids of the tools this skill orchestrates (those of tools the caller may not see are left out)."
+    )
+    async def tool_ids(self, info: Info) -> list[str]:
+        return await visibility.shown_tool_ids(info, list(self.row.tools or []))
+
     @strawberry.field(description="Null for global skills; the owning space otherwise.")
     async def space(self, info: Info) -> SpaceRef | None:
         from schema.spaces.types import Space
 
-        if self.row.space_id is None:
+        if self.row.space_id is None or not visibility.space_visible(info, self.row.space_id):
             return None
         row = await info.context.loaders.space_by_id.load(self.row.space_id)
         return Space.from_row(row) if row else None
@@ -218,12 +223,14 @@ class Skill(Node):
         rows = await skill_loaders(info).channel_events_by_skill_id.load(self.row.skill_id)
         return [SkillChannelChange.from_row(row) for row in rows]
 
-    @strawberry.field(description="The declared tools that exist, in declared order (see toolIds for every id).")
+    @strawberry.field(
+        description="The declared tools that exist and the caller may see, in declared order (see toolIds for every id)."
+    )
     async def tools(self, info: Info) -> list[ToolRef]:
         from schema.tools.types import Tool
 
         rows = await info.context.loaders.tool_by_id.load_many(list(self.row.tools or []))
-        return [Tool.from_row(row) for row in rows if row is not None]
+        return [Tool.from_row(row) for row in await visibility.visible_tools(info, rows)]
 
     @strawberry.field(description="How often the skill was injected into runs and matched, per version.")
     async def usage(
@@ -246,11 +253,12 @@ class Skill(Node):
             str | None, strawberry.argument(description="Export this version instead of PRODUCTION.")
         ] = None,
     ) -> str | None:
+        tool_ids = await visibility.shown_tool_ids(info, list(self.row.tools or []))
         if version is None:
-            return export_skill_md(self.row)
+            return export_skill_md(self.row, tool_ids=tool_ids)
         rows = await info.context.loaders.skill_versions_by_skill_id.load(self.row.skill_id)
         row = next((row for row in rows if row.version == version), None)
-        return export_skill_md(self.row, row) if row is not None else None
+        return export_skill_md(self.row, row, tool_ids=tool_ids) if row is not None else None
 
 
 @strawberry.type(description="A skill that fits a request, with how well it fits.")

@@ -12,6 +12,7 @@ from app.tools import repository
 from app.tools.models import McpServer as McpServerRow
 from app.tools.models import ToolDefinition
 from app.tools.service import may_manage_tool
+from schema import visibility
 from schema.context import Info
 from schema.enums import ApprovalPolicy, AuthType, McpTransport, Role, SideEffect, Status, ToolType
 from schema.node import Node
@@ -133,7 +134,7 @@ class Tool(Node):
         if self.row.mcp_server_id is None:
             return None
         server = await info.context.loaders.mcp_server_by_id.load(self.row.mcp_server_id)
-        return McpServer.from_row(server) if server else None
+        return McpServer.from_row(server) if server and await visibility.server_visible(info, server) else None
 
     @strawberry.field(
         description="Spaces the tool is explicitly bound to. Empty means global (for MCP tools: inherited from the server)."
