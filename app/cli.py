@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import typer
@@ -68,24 +70,141 @@ def migrate() -> None:
     typer.echo("database is at the latest revision")
 
 
+EXPIRY_DURATION = re.compile(r"^(\d{1,6})([mhdw])$")
+EXPIRY_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_expiry(text: str, now: datetime) -> datetime:
+    """``--expires``: a duration from now (90m, 12h, 30d, 8w) or an ISO 8601 date or moment (UTC unless given)."""
+    duration = EXPIRY_DURATION.match(text.strip())
+    if duration:
+        return now + timedelta(**{EXPIRY_UNITS[duration.group(2)]: int(duration.group(1))})
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise typer.BadParameter(
+            f"{text!r} is neither a duration (90m, 12h, 30d, 8w) nor an ISO 8601 date or moment"
+        ) from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 @apikey_cli.command("create")
 def apikey_create(
     admin: bool = typer.Option(False, "--admin", help="An ADMIN key, reaching every space."),
     space: str | None = typer.Option(None, "--space", help="The space of a non-admin key (sp_…)."),
     role: Role | None = typer.Option(None, "--role", help="SPACE_ADMIN, MEMBER or VIEWER."),
     label: str | None = typer.Option(None, "--label", help="A note to recognise the key by."),
+    expires: str | None = typer.Option(
+        None, "--expires", help="When it stops working: 90m, 12h, 30d, 8w from now, or an ISO 8601 date (UTC)."
+    ),
 ) -> None:
     """Create an API key and print it once, alone on the last line."""
     if admin == (space is not None):
         raise typer.BadParameter("give either --admin, or --space with --role")
     if not admin and (role is None or role is Role.ADMIN):
         raise typer.BadParameter("--space needs --role SPACE_ADMIN, MEMBER or VIEWER")
-    raw = asyncio.run(_create_key(Role.ADMIN if admin else role, space, label))  # type: ignore[arg-type]
+    expires_at = parse_expiry(expires, datetime.now(UTC)) if expires is not None else None
+    raw = asyncio.run(_create_key(Role.ADMIN if admin else role, space, label, expires_at))  # type: ignore[arg-type]
     typer.echo("API key created; it is shown only now:")
     typer.echo(raw)
 
 
-async def _create_key(role: Role, space_id: str | None, label: str | None) -> str:
+@apikey_cli.command("list")
+def apikey_list(
+    space: str | None = typer.Option(None, "--space", help="Only this space's keys (sp_…)."),
+    state: str | None = typer.Option(None, "--state", help="Only ACTIVE, EXPIRED or REVOKED keys."),
+) -> None:
+    """List API keys (never their secrets): id, role, space, state, label, expiry, last use."""
+    if state is not None and state.upper() not in ("ACTIVE", "EXPIRED", "REVOKED"):
+        raise typer.BadParameter("--state is ACTIVE, EXPIRED or REVOKED")
+    asyncio.run(_list_keys(space, state.upper() if state else None))
+
+
+@apikey_cli.command("revoke")
+def apikey_revoke(
+    key_id: str = typer.Argument(..., help="The key's id (key_…), as `quiver apikey list` shows it."),
+) -> None:
+    """Revoke an API key; servers sharing QUIVER_REDIS_URL refuse it at once."""
+    asyncio.run(_revoke_key(key_id))
+
+
+async def _list_keys(space_id: str | None, state: str | None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from app.db import create_engine, create_session_factory, utcnow
+    from app.migrate import upgrade_async
+    from app.pagination import PageRequest
+    from app.principal import SYSTEM_PRINCIPAL
+    from app.spaces import service
+
+    settings = Settings()
+    await upgrade_async(settings.database_url)
+    engine = create_engine(settings.database_url)
+    table = Table("id", "role", "space", "state", "label", "created", "expires", "last used", box=None)
+    count = 0
+    try:
+        async with create_session_factory(engine)() as session:
+            after: str | None = None
+            now = utcnow()
+            while True:
+                found = await service.list_api_keys(
+                    session, SYSTEM_PRINCIPAL, space_id, state, PageRequest(first=500, after=after)
+                )
+                assert found is not None  # the platform itself sees every key
+                page, _ = found
+                for key in page.items:
+                    count += 1
+                    table.add_row(
+                        key.id,
+                        key.role,
+                        key.space_id or "-",
+                        service.key_state(key, now),
+                        key.label or "",
+                        _moment(key.created_at),
+                        _moment(key.expires_at),
+                        _moment(key.last_used_at),
+                    )
+                if not page.has_next_page:
+                    break
+                after = page.items[-1].id
+    finally:
+        await engine.dispose()
+    console = Console(width=200)
+    console.print(table, markup=False, highlight=False)
+    console.print(f"{count} key(s)", highlight=False)
+
+
+def _moment(moment: datetime | None) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if moment else "-"
+
+
+async def _revoke_key(key_id: str) -> None:
+    from app.changes import announced_changes
+    from app.db import create_engine, create_session_factory
+    from app.errors import DomainError
+    from app.migrate import upgrade_async
+    from app.principal import SYSTEM_PRINCIPAL
+    from app.spaces import service
+
+    settings = Settings()
+    await upgrade_async(settings.database_url)
+    engine = create_engine(settings.database_url)
+    try:
+        async with announced_changes(settings.redis_url):
+            try:
+                async with create_session_factory(engine)() as session, session.begin():
+                    key = await service.revoke_api_key(session, SYSTEM_PRINCIPAL, key_id, settings.admin_token)
+                    revoked_at = key.revoked_at
+            except DomainError as error:
+                typer.echo(f"error: {error.message}", err=True)
+                raise typer.Exit(code=2) from None
+    finally:
+        await engine.dispose()
+    typer.echo(f"revoked {key_id} at {_moment(revoked_at)} UTC")
+
+
+async def _create_key(role: Role, space_id: str | None, label: str | None, expires_at: datetime | None) -> str:
     from app.catalog.loader import load_builtin_catalog
     from app.changes import announced_changes
     from app.db import create_engine, create_session_factory
@@ -104,7 +223,9 @@ async def _create_key(role: Role, space_id: str | None, label: str | None) -> st
         ):
             await load_builtin_catalog(session)
             try:
-                _, raw = await service.create_api_key(session, role=role, space_id=space_id, label=label)
+                _, raw = await service.create_api_key(
+                    session, role=role, space_id=space_id, label=label, expires_at=expires_at
+                )
             except DomainError as error:
                 typer.echo(f"error: {error.message}", err=True)
                 raise typer.Exit(code=2) from None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
 import os
@@ -22,6 +24,11 @@ class SecretBox:
 
     def __init__(self, key: bytes) -> None:
         self._fernet = Fernet(key)
+        self._key = key
+
+    def derive_key(self, purpose: str) -> bytes:
+        """A key for ``purpose`` derived from this one (one-way: it reveals nothing of it)."""
+        return hmac.new(self._key, purpose.encode(), hashlib.sha256).digest()
 
     def encrypt(self, value: dict[str, Any]) -> str:
         return self._fernet.encrypt(json.dumps(value).encode()).decode()

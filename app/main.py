@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import hmac
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -31,10 +33,11 @@ from app.config import Settings
 from app.console.routes import ConsoleFiles, graphiql_response
 from app.console.routes import install as install_console
 from app.crypto import SecretBox, load_secret_box
-from app.db import create_engine, create_session_factory
+from app.db import create_engine, create_session_factory, utcnow
 from app.egress import EgressPolicy, egress_checked_transport
 from app.events.bus import EventBus, InProcessEventBus
 from app.events.redis_bus import RedisEventBus
+from app.gateway import metrics
 from app.gateway.call_log import CallLog
 from app.gateway.executors.base import Executor
 from app.gateway.executors.builtin import BuiltinExecutor
@@ -60,6 +63,7 @@ from app.runtime.prompt import PromptBuilder, PromptSettings
 from app.runtime.service import AgentRuntime, RuntimeSettings
 from app.runtime.skill_source import RoutedSkillProvider
 from app.runtime.trace import Scrubber
+from app.spaces import repository as spaces_repository
 from app.spaces import service as spaces_service
 from schema.context import Context
 from schema.schema import build_schema, export_sdl
@@ -68,6 +72,8 @@ logger = logging.getLogger("quiver")
 
 GRAPHQL_PATH = "/graphql"
 PRINCIPAL_SCOPE_KEY = "quiver.principal"
+# Keys whose last use this replica remembers stamping; past it the memory starts again.
+MAX_STAMPED_KEYS = 10_000
 
 
 @dataclass
@@ -111,18 +117,47 @@ class Services:
 
 class KeyCache:
     """Authenticated keys, so a burst of requests costs one look-up. A revoked or new key
-    is seen at once: any API-key commit drops the cache (see app.changes)."""
+    is seen at once: any API-key commit drops the cache (see app.changes); an
+    expired one at its expiry, which is checked on every use.
 
-    def __init__(self, session_factory: async_sessionmaker[AsyncSession], ttl_s: float) -> None:
+    Each key's last use is written at most once per ``LAST_USED_RESOLUTION_S`` by this
+    replica (and skipped when another replica stamped it within that time)."""
+
+    def __init__(self, engine: AsyncEngine, session_factory: async_sessionmaker[AsyncSession], ttl_s: float) -> None:
+        self._engine = engine
         self._session_factory = session_factory
-        self._entries: GenerationCache[str, Principal | None] = GenerationCache(ttl_s)
+        self._entries: GenerationCache[str, spaces_service.KeyStanding | None] = GenerationCache(ttl_s)
+        self._stamped: dict[str, float] = {}
 
     async def principal(self, raw_key: str) -> Principal | None:
-        return await self._entries.get_or_load(raw_key, lambda: self._authenticate(raw_key))
+        standing = await self._entries.get_or_load(raw_key, lambda: self._standing(raw_key))
+        if standing is None:
+            return None
+        now = utcnow()
+        if not standing.is_valid_at(now):
+            return None
+        await self._note_use(standing.principal.key_id, now)
+        return standing.principal
 
-    async def _authenticate(self, raw_key: str) -> Principal | None:
+    async def _standing(self, raw_key: str) -> spaces_service.KeyStanding | None:
         async with self._session_factory() as session:
-            return await spaces_service.authenticate(session, raw_key)
+            return await spaces_service.key_standing(session, raw_key)
+
+    async def _note_use(self, key_id: str, now: datetime) -> None:
+        clock = time.monotonic()
+        last = self._stamped.get(key_id)
+        if last is not None and clock - last < spaces_service.LAST_USED_RESOLUTION_S:
+            return
+        if len(self._stamped) >= MAX_STAMPED_KEYS:
+            self._stamped.clear()
+        self._stamped[key_id] = clock
+        stale_before = now - timedelta(seconds=spaces_service.LAST_USED_RESOLUTION_S)
+        try:
+            async with self._engine.begin() as connection:
+                await spaces_repository.stamp_last_used(connection, key_id, now, stale_before)
+        except Exception:
+            # Bookkeeping: a busy or unreachable database must not cost the request its answer.
+            logger.warning("could not record the last use of API key %s", key_id, exc_info=True)
 
 
 def bearer_token(header: str | None) -> str | None:
@@ -177,7 +212,7 @@ class AuthMiddleware:
             return
         principal = await self.keys.principal(token)
         if principal is None:
-            await _unauthenticated("Invalid or revoked API key.")(scope, receive, send)
+            await _unauthenticated("Invalid, expired or revoked API key.")(scope, receive, send)
             return
         scope[PRINCIPAL_SCOPE_KEY] = principal
         await self.app(scope, receive, send)
@@ -257,6 +292,11 @@ def build_services(settings: Settings) -> Services:
         bus=bus,
         call_log=call_log,
         catalog_ttl_s=settings.catalog_cache_ttl_s,
+        # An open /metrics labels tools so they can be told apart but not named; a scraper
+        # that authenticates with QUIVER_METRICS_TOKEN sees their ids.
+        metric_tool_label=metrics.tool_ids_as_labels
+        if settings.metrics_token
+        else metrics.opaque_tool_labels(secret_box.derive_key("quiver metrics tool labels")),
     )
     embedder = create_embedding_provider(settings)
     knowledge = KnowledgeSearch(session_factory, embedder, timeout_s=settings.knowledge_search_timeout_s)
@@ -343,7 +383,7 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
     """The ASGI app. With ``prepare``, the lifespan migrates and loads the catalog first."""
     settings = settings or Settings()
     services = build_services(settings)
-    keys = KeyCache(services.session_factory, settings.catalog_cache_ttl_s)
+    keys = KeyCache(services.engine, services.session_factory, settings.catalog_cache_ttl_s)
     mcp_endpoint = build_mcp_endpoint(services, keys)
 
     @asynccontextmanager

@@ -12,7 +12,7 @@ from app.gateway import repository as calls_repository
 from app.knowledge.service import get_document_for, get_knowledge_base_for
 from app.runtime import repository as runs_repository
 from app.skills.service import get_skill_for
-from app.spaces.service import get_readable_space
+from app.spaces.service import get_api_key_for, get_readable_space
 from app.tools.models import McpServer as McpServerRow
 from app.tools.service import get_server_for, get_tool_for
 from schema.agents.types import Agent, AgentRun
@@ -24,6 +24,7 @@ from schema.knowledge.types import Document, KnowledgeBase
 from schema.mutations import in_transaction
 from schema.node import Node
 from schema.skills.types import Skill
+from schema.spaces.api_keys import ApiKey
 from schema.spaces.types import Space
 from schema.tools.types import McpServer, Tool
 
@@ -57,6 +58,9 @@ async def resolve_node(info: Info, identifier: str) -> Node | None:
         if kind == "agent_run":
             run = await runs_repository.get_run(session, identifier)
             return AgentRun.from_row(run) if run and principal.can_read_space(run.space_id) else None
+        if kind == "api_key":
+            api_key = await get_api_key_for(session, principal, identifier)
+            return ApiKey.from_row(api_key) if api_key else None
         if kind == "tool_call":
             call = await calls_repository.get_call(session, identifier)
             return ToolCall.from_row(call) if call and principal.can_read_space(call.space_id) else None
@@ -89,7 +93,7 @@ class CatalogQuery:
         id: Annotated[
             strawberry.ID,
             strawberry.argument(
-                description="A prefixed id (sp_, ag_, kb_, bt_, ct_, mcp_, sk_, sku_, doc_, run_, tc_)."
+                description="A prefixed id (sp_, ag_, kb_, bt_, ct_, mcp_, sk_, sku_, doc_, run_, tc_, key_)."
             ),
         ],
     ) -> Node | None:

@@ -33,6 +33,7 @@ from schema.knowledge.schema import (
 )
 from schema.runtime.schema import RuntimeMutation, RuntimeQuery, RuntimeSubscription
 from schema.skills.schema import SkillMatchQuery, SkillsMutation, SkillsQuery
+from schema.spaces.api_keys import ApiKeysMutation, ApiKeysQuery
 from schema.spaces.schema import SpacesMutation, SpacesQuery
 from schema.tools.schema import ToolsMutation, ToolsQuery
 
@@ -48,6 +49,7 @@ class Query(
     SkillsQuery,
     ToolsQuery,
     SpacesQuery,
+    ApiKeysQuery,
     CatalogQuery,
 ):
     pass
@@ -64,6 +66,7 @@ class Mutation(
     SkillsMutation,
     ToolsMutation,
     SpacesMutation,
+    ApiKeysMutation,
 ):
     pass
 

@@ -1,6 +1,7 @@
 """Two `quiver serve` replicas sharing PostgreSQL and Redis: a subscriber on one replica
 receives, live, the tool calls of a run invoked on the other; a tool disabled on one
-replica is refused by the other's gateway at once (its cache hears of it over Redis)."""
+replica is refused by the other's gateway at once, and so is an API key revoked on it
+(their caches hear of it over Redis)."""
 
 from __future__ import annotations
 
@@ -102,6 +103,7 @@ class TestReplicasShareEvents:
                 _wait_healthy(port_b, replica_b, log_b)
                 asyncio.run(self._check_fan_out(port_a, port_b, model.name))
                 asyncio.run(self._check_catalog_change_reaches_the_other_gateway(port_a, port_b))
+                asyncio.run(self._check_revoked_key_is_refused_by_the_other_replica(port_a, port_b))
             finally:
                 stop(replica_a)
                 stop(replica_b)
@@ -182,3 +184,36 @@ class TestReplicasShareEvents:
             assert time.monotonic() < deadline, "replica B still runs a tool replica A disabled"
             await asyncio.sleep(0.02)
         assert result["error"]["code"] == "TOOL_NOT_AVAILABLE"
+
+    async def _check_revoked_key_is_refused_by_the_other_replica(self, port_a: int, port_b: int) -> None:
+        created = await _graphql(
+            port_a,
+            """mutation Key($input: CreateApiKeyInput!) {
+                 createApiKey(input: $input) { secret apiKey { id } userErrors { code } } }""",
+            {"input": {"role": "VIEWER", "spaceId": "sp_system", "label": "replica test"}},
+        )
+        secret, key_id = created["createApiKey"]["secret"], created["createApiKey"]["apiKey"]["id"]
+
+        async def status_on_b() -> int:
+            async with httpx.AsyncClient(trust_env=False, timeout=30) as client:
+                response = await client.post(
+                    f"http://127.0.0.1:{port_b}/graphql",
+                    json={"query": "{ viewer { roles } }"},
+                    headers={"Authorization": f"Bearer {secret}"},
+                )
+            return response.status_code
+
+        # B authenticates the key and keeps it in its cache (entries live 5 s without a change).
+        for _ in range(3):
+            assert await status_on_b() == 200
+        revoked = await _graphql(
+            port_a,
+            """mutation Revoke($input: RevokeApiKeyInput!) { revokeApiKey(input: $input) { userErrors { code } } }""",
+            {"input": {"id": key_id}},
+        )
+        assert revoked["revokeApiKey"]["userErrors"] == []
+        # Well inside the cache's TTL: only the change relayed over Redis can explain a refusal.
+        deadline = time.monotonic() + 1.0
+        while await status_on_b() == 200:
+            assert time.monotonic() < deadline, "replica B still accepts a key replica A revoked"
+            await asyncio.sleep(0.02)

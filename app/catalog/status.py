@@ -32,6 +32,7 @@ def kind_of(identifier: str) -> str | None:
         "doc_": "document",
         "run_": "agent_run",
         "tc_": "tool_call",
+        "key_": "api_key",
     }
     for prefix, kind in prefixes.items():
         if identifier.startswith(prefix):

@@ -14,6 +14,7 @@ import logging
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -141,8 +142,10 @@ class ToolGateway:
         bus: EventBus,
         call_log: CallLog,
         catalog_ttl_s: float = DEFAULT_TTL_S,
+        metric_tool_label: Callable[[str], str] = metrics.tool_ids_as_labels,
     ) -> None:
         self.session_factory = session_factory
+        self.metric_tool_label = metric_tool_label
         self.executors = executors
         self.quotas = quotas
         self.bus = bus
@@ -476,7 +479,7 @@ class ToolGateway:
         # Only resolved tools get their own label: a caller's made-up ids must not grow the series.
         metrics.observe(
             tool.type if tool else "UNKNOWN",
-            tool.tool_id if tool else "unknown",
+            self.metric_tool_label(tool.tool_id) if tool else "unknown",
             latency_ms / 1000,
             error.code if error else None,
         )

@@ -35,3 +35,7 @@ class ApiKey(Base):
     label: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    # Refused from this moment on, like a revoked key; null: never expires.
+    expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    # Stamped at most once a minute per key and replica (see app.spaces.service.LAST_USED_RESOLUTION_S).
+    last_used_at: Mapped[datetime | None] = mapped_column(UtcDateTime)

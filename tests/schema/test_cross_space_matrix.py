@@ -1,7 +1,7 @@
 """The cross-space matrix, generated from the schema.
 
 Space B holds one object of every kind (Tool, MCP server and its tool, Agent, AgentRun,
-KnowledgeBase, Document, Skill, the Space itself, a ToolCall), each named with a marker.
+KnowledgeBase, Document, Skill, the Space itself, a ToolCall, an ApiKey), each named with a marker.
 Space A holds objects that link to them: a call its MEMBER made to B's tool (refused, but
 logged), an agent whose activated tool was re-bound to B, an agent row pointing at B's
 knowledge base and skill, call rows pointing at B's agent and run, a global skill
@@ -59,7 +59,18 @@ from schema.schema import build_schema
 from tests.conftest import GraphQLClient, Keys
 
 MARK = "zqforeignzq"
-GUARDED = ("Tool", "McpServer", "Agent", "AgentRun", "KnowledgeBase", "Document", "Skill", "Space", "ToolCall")
+GUARDED = (
+    "Tool",
+    "McpServer",
+    "Agent",
+    "AgentRun",
+    "KnowledgeBase",
+    "Document",
+    "Skill",
+    "Space",
+    "ToolCall",
+    "ApiKey",
+)
 RESTRICTED_ROLES = (Role.MEMBER, Role.SPACE_ADMIN, Role.VIEWER)
 # Object levels below a root field; a type is not entered twice on one path.
 MAX_LEVELS = 2
@@ -176,6 +187,12 @@ async def build_world(gql: GraphQLClient, keys: Keys, session_factory: async_ses
         },
         "createSkill",
         "skill",
+    )
+    foreign["api_key"] = await create(
+        "createApiKey CreateApiKeyInput",
+        {"input": {"role": "SPACE_ADMIN", "spaceId": space_b, "label": f"{MARK} key"}},
+        "createApiKey",
+        "apiKey",
     )
     invoke = """mutation I($input: InvokeToolInput!) { invokeTool(input: $input) { status call { id } } }"""
     called = await gql.execute(
@@ -592,9 +609,9 @@ class TestCrossSpaceMatrix:
                 if sighting.linked:
                     linked.add(sighting.what)
         assert {kind for kind, object_id in world.foreign.items() if object_id not in reached} == set()
-        # A call is linked from no other object; every other kind is.
+        # Calls and keys are linked from no other object; every other kind is.
         unlinked = {kind for kind, object_id in world.foreign.items() if object_id not in linked}
-        assert unlinked == {"tool_call"}, f"never reached through a link: {unlinked}"
+        assert unlinked == {"tool_call", "api_key"}, f"never reached through a link: {unlinked}"
         # The defect this matrix was written for: a refused call's link to the tool.
         data, _ = await runner.run(
             principals["ADMIN"],

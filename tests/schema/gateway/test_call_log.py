@@ -199,7 +199,7 @@ def sample_value(text: str, metric: str, labels: dict[str, str]) -> float | None
 
 class TestMetrics:
     async def test_calls_and_failures_are_counted_per_tool(
-        self, gql: GraphQLClient, keys: Keys, tool_server: ToolServer
+        self, gql: GraphQLClient, keys: Keys, tool_server: ToolServer, app_and_services: Any
     ) -> None:
         space = await keys.space("alpha")
         tool = await http_tool(
@@ -215,10 +215,34 @@ class TestMetrics:
 
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/plain")
-        labels = {"kind": "CUSTOM", "tool": tool["id"]}
+        labels = {"kind": "CUSTOM", "tool": app_and_services.state.services.gateway.metric_tool_label(tool["id"])}
         assert sample_value(response.text, "quiver_tool_calls_total", labels) == 3
         assert sample_value(response.text, "quiver_tool_call_failures_total", {**labels, "code": "PARAM_INVALID"}) == 1
         assert sample_value(response.text, "quiver_tool_call_latency_seconds_count", labels) == 3
+
+    async def test_an_open_metrics_endpoint_tells_tools_apart_without_naming_them(
+        self, gql: GraphQLClient, keys: Keys, tool_server: ToolServer, settings: Settings, app_and_services: Any
+    ) -> None:
+        space = await keys.space("alpha")
+        first = await http_tool(gql, tool_server, f"/ok/{fresh('named')}")
+        second = await http_tool(gql, tool_server, f"/ok/{fresh('named')}")
+        for tool in (first, second):
+            await invoke(gql, space.id, tool["id"], {"n": 1})
+
+        text = (await gql.http.get("/metrics")).text
+
+        label = app_and_services.state.services.gateway.metric_tool_label
+        assert label(first["id"]) != label(second["id"])
+        for tool in (first, second):
+            assert tool["id"] not in text and tool["name"] not in text
+            assert label(tool["id"]).startswith("t_")
+            assert sample_value(text, "quiver_tool_calls_total", {"kind": "CUSTOM", "tool": label(tool["id"])}) == 1
+        # Another replica with the same secret key labels the same tool the same way.
+        replica = create_app(settings)
+        try:
+            assert replica.state.services.gateway.metric_tool_label(first["id"]) == label(first["id"])
+        finally:
+            await replica.state.services.close()
 
 
 # ---------------------------------------------------------------- subscription
@@ -394,3 +418,22 @@ class TestMetricsToken:
             assert token not in refused.text
         assert right.status_code == 200
         assert "quiver_tool_calls_total" in right.text
+
+    async def test_an_authenticated_scraper_sees_tool_ids(
+        self, settings: Settings, admin_key: str, keys: Keys, tool_server: ToolServer
+    ) -> None:
+        token = "scrape-" + secrets.token_hex(8)
+        app = create_app(settings.model_copy(update={"metrics_token": token}))
+        try:
+            async with httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=app), base_url="http://quiver.test"
+            ) as client:
+                gql = GraphQLClient(http=client, key=admin_key)
+                space = await keys.space("scraped")
+                tool = await http_tool(gql, tool_server, f"/ok/{fresh('scraped')}")
+                await invoke(gql, space.id, tool["id"], {"n": 1})
+                text = (await client.get("/metrics", headers={"Authorization": f"Bearer {token}"})).text
+        finally:
+            await app.state.services.close()
+
+        assert sample_value(text, "quiver_tool_calls_total", {"kind": "CUSTOM", "tool": tool["id"]}) == 1
