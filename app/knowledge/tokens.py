@@ -225,8 +225,8 @@ def index_tokens(text: str) -> list[str]:
     return tokens
 
 
-def query_tokens(text: str) -> list[str]:
-    """The distinct tokens a query looks for, in query order.
+def query_token_sequence(text: str) -> list[str]:
+    """The tokens of a query in order, repeats kept: what phrase matching reads.
 
     An unspaced run of two or more characters contributes its bigrams only (they are
     far more selective than single characters); a lone character stands for itself.
@@ -240,7 +240,12 @@ def query_tokens(text: str) -> list[str]:
             tokens.extend(_bigrams(token) if len(token) > 1 else [token])
         elif len(token) <= MAX_TOKEN_LENGTH:
             tokens.append(_stem(token))
-    return list(dict.fromkeys(tokens))
+    return tokens
+
+
+def query_tokens(text: str) -> list[str]:
+    """The distinct tokens a query looks for, in query order (``query_token_sequence`` without repeats)."""
+    return list(dict.fromkeys(query_token_sequence(text)))
 
 
 def is_mostly_unspaced(text: str) -> bool:

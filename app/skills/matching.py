@@ -1,22 +1,44 @@
-"""Skill matching: which skills fit a request, how well (0..1) and why.
+"""Skill matching: which skills apply to a request, how likely (0..1) and why.
 
-Three signals, fused:
+Two stages, as a dispatcher works:
 
-* **Lexical** — BM25F over a skill's name, label, description, tags, category and
-  trigger hints, on the knowledge domain's token stream (NFKC, case-folded, Snowball
-  stems for English, character bigrams for unspaced scripts such as Chinese, so
-  ``帮我写一封邮件`` meets ``写邮件`` on ``邮件``). A trigger hint found in the request
-  counts as a phrase match on top. The raw score is squashed to 0..1 by
-  ``raw / (raw + LEXICAL_HALF_SCORE)``.
-* **Semantic** (when an embedding provider is configured) — cosine similarity between
-  the request and the skill's label, description, tags and hints, rescaled so that
-  unrelated text lands near 0.
-* **Boundary** — words of a skill's ``boundary`` that are not also in its positive
-  fields ("bulk", "marketing", "退款") found in the request push the skill down.
+1. **Recall.** Every skill of the catalogue is scored on two signals, cheaply:
 
-Fusion is a weighted sum (lexical and semantic), then the boundary factor. An optional
-re-rank by an OpenAI-compatible chat model (``app.skills.rerank``) may reorder the best
-few and give each a one-line reason.
+   * *lexical* — BM25F over a skill's name, label, description, tags, category and
+     trigger hints on the knowledge domain's token stream (NFKC, case-folded, Snowball
+     stems for English, character bigrams for unspaced scripts such as Chinese),
+     through an inverted index so that only skills sharing a word with the request are
+     touched. A trigger hint found word for word in the request *as written* (repeats
+     kept: "会议录音整理成会议纪要" contains "会议纪要") is a phrase match. Rarity weights
+     come from the skills themselves; words no skill knows — mostly the names of
+     companies, people and places — are not treated as maximally rare: a capitalised
+     or numeric word counts for nothing, another unknown word for little, so an entity-rich
+     request is not judged "mostly unexplained". Words of a skill's ``boundary`` push it
+     down only when they are *distinctive*: claimed by another skill and rare in the
+     catalogue ("chargeback", "newsletter"), never everyday words ("errors", "what happened").
+   * *semantic* (with an embedding provider) — the request against the skill's label
+     and description and against each trigger hint embedded on its own; the best of them
+     counts, so one fitting hint is not diluted by the others.
+
+2. **Decision.** A logistic model turns each candidate's evidence — lexical strength,
+   the share of the request it explains, a whole hint, the boundary (and words the
+   request negates: "not a newsletter", "不是报销"), the similarity and how far it stands
+   above the request's similarity to the rest of the catalogue, to the next best skill and
+   to a few everyday topics no work skill serves — into the probability that the skill
+   applies (the ``score``). A second one, the per-request gate, reads the best candidates
+   and gives the probability that anything applies at all; below the calibration's
+   ``threshold`` nothing is returned, above it the best candidate and those within
+   ``RUNNER_UP_SHARE`` of it. Both were fitted on the tuning half of
+   ``bench/data/skills/requests.json`` (never the held-out half), once for lexical
+   matching and once per embedding model, so a score means the same thing whichever model
+   produced it. ``min_score`` replaces the gate with a plain cut (``0``: the raw top-k,
+   for a dispatcher that decides itself).
+
+   With a re-rank model (``app.skills.rerank``) the best candidates — including those
+   under the gate — go to the model, which orders them or answers that none applies.
+
+Each match says why: the hint and words it shares with the request, the skill text
+nearest in meaning, and the model's reason.
 """
 
 from __future__ import annotations
@@ -24,14 +46,16 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import re
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
-from app.knowledge.tokens import UNSPACED_RUN, index_tokens, query_tokens
+from app.knowledge.tokens import UNSPACED_RUN, index_tokens, query_token_sequence, query_tokens
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -53,27 +77,26 @@ FIELD_WEIGHTS: dict[str, float] = {
     "category": 1.0,
     "description": 1.0,
 }
-# A raw BM25F score of this size maps to 0.5.
+# A raw lexical score of this size maps to a strength of 0.5.
 LEXICAL_HALF_SCORE = 6.0
-# How much a partial explanation of the request costs: score * coverage ** exponent.
-COVERAGE_EXPONENT = 0.5
-# A trigger hint wholly inside the request adds this to the raw score (scaled by its coverage).
+# A trigger hint wholly inside the request adds this to the raw score.
 HINT_PHRASE_BONUS = 6.0
-# Cosine similarities at or below the floor mean "unrelated"; at the ceiling, "the same request".
-SEMANTIC_FLOOR = 0.15
-SEMANTIC_CEILING = 0.65
-LEXICAL_WEIGHT = 0.6
-SEMANTIC_WEIGHT = 0.4
-# Default minimum scores (bench/skill_match_eval.py): the fused score runs lower for
-# the same evidence, since the semantic part of a weak match is near 0.
-LEXICAL_MIN_SCORE = 0.3
-FUSED_MIN_SCORE = 0.25
-# Models that only read English: their similarity between texts in other scripts is
-# noise (all-MiniLM-L6-v2 rates two unrelated Chinese sentences 0.66), so requests
-# written mostly in an unspaced script are matched lexically only.
-ENGLISH_ONLY_MODELS = frozenset(["local:all-MiniLM-L6-v2"])
-# A request that touches the boundary as strongly as the skill itself keeps this share of its score.
+# What a request word no skill knows weighs when judging how much of the request a
+# skill explains: names (capitalised, or with digits) nothing; other words a little,
+# Chinese bigrams less (most unknown bigrams straddle two words).
+UNKNOWN_WORD_WEIGHT = 1.0
+UNKNOWN_BIGRAM_WEIGHT = 0.35
+# A boundary word is distinctive when another skill claims it and at most this share
+# of the catalogue (and at least 2 skills' worth) knows it.
+DISTINCTIVE_SHARE = 0.05
+# A request that touches the boundary as strongly as the skill itself keeps this share.
 BOUNDARY_FLOOR = 0.3
+# How many skills reach the decision stage (and, at most, the re-rank model).
+CANDIDATES = 30
+RERANK_CANDIDATES = 8
+# Past the per-request gate, a candidate is returned when its probability is at least this
+# share of the best candidate's.
+RUNNER_UP_SHARE = 0.5
 # Request filler that says nothing about which skill applies: polite forms and pronouns
 # (Chinese bigrams, as the tokenizer cuts them) and English words the shared tokenizer
 # keeps on purpose for document search.
@@ -83,12 +106,13 @@ _CHINESE_FILLER = (
     "我的", "你的", "的话", "能否", "请问", "谢谢", "我想", "想要", "需要", "给我", "我要",
     "怎么", "么办", "怎样", "如何", "是否", "什么", "用什", "为什", "有没", "没有", "写一",
     "一条", "一封", "一份", "一张", "一些", "这份", "这张", "这段", "这些", "那些", "应该",
-    "多少", "大概", "一直", "看看", "一次", "的是",
+    "多少", "大概", "一直", "看看", "一次", "的是", "他们", "她的", "他的", "不是", "不要",
 )
 _ENGLISH_FILLER = (
     "what", "what's", "how", "please", "help", "for", "with", "from", "not", "in", "if", "us", "can", "could",
     "would", "want", "need", "like", "make", "get", "give", "tell", "set", "let", "look", "one", "many", "much",
     "some", "good", "best", "new", "last", "time", "day", "right", "now", "way", "here's", "there", "will",
+    "just", "also", "still", "keep", "know", "think", "don't", "can't", "i'd", "i've", "we're", "it's", "so",
 )
 # fmt: on
 FILLER = frozenset(term for word in (*_CHINESE_FILLER, *_ENGLISH_FILLER) for term in query_tokens(word))
@@ -102,26 +126,79 @@ BOUNDARY_STOP_WORDS = FILLER | frozenset(
 )
 
 
-def request_terms(text: str) -> tuple[list[str], dict[str, str]]:
-    """The request's search terms (filler dropped) and, for reasons, each term's first surface word."""
-    # Numbers ("5 kg", "grade 5") say nothing about which skill applies.
-    terms = [term for term in query_tokens(text) if term not in FILLER and not term.isdigit()]
-    surface: dict[str, str] = {}
-    for word in text.split():
-        for term in query_tokens(word):
-            surface.setdefault(term, word.strip(".,;:!?\"'()[]{}").casefold() if word.isascii() else term)
-    return terms, surface
+@dataclass(frozen=True)
+class Calibration:
+    """Two logistic models fitted by ``bench/skill_match_eval.py --calibrate`` on the tuning
+    half of the labelled requests (never the held-out half).
+
+    ``candidate`` (bias, then one weight per :data:`FEATURES`) gives the probability that a
+    skill applies; ``gate`` (bias, then one weight per :data:`GATE_FEATURES`, read off the
+    best candidate) the probability that anything applies to the request at all, which
+    must reach ``threshold`` (chosen on the tuning half for at most 3 % false matches).
+    """
+
+    candidate: tuple[float, ...]
+    gate: tuple[float, ...]
+    threshold: float
 
 
-def is_mostly_unspaced(text: str) -> bool:
-    """A third or more of the characters are Chinese, Japanese, Korean, Thai…"""
-    letters = sum(1 for character in text if character.isalnum())
-    return letters > 0 and sum(len(run) for run in UNSPACED_RUN.findall(text)) * 3 >= letters
-
-
-def _contains_run(terms: list[str], run: list[str]) -> bool:
-    width = len(run)
-    return any(terms[index : index + width] == run for index in range(len(terms) - width + 1))
+FEATURES = (
+    "strength",  # lexical strength, 0..1
+    "coverage",  # share of the request's informative words the skill explains
+    "hint",  # 1 when a whole trigger hint is in the request
+    "boundary",  # share of the evidence that is boundary (or negated) words
+    "lexical_gap",  # strength minus the best other skill's
+    "similarity",  # best cosine similarity over the skill's texts
+    "similarity_lift",  # similarity minus the request's mean similarity to the catalogue
+    "similarity_gap",  # similarity minus the best other skill's
+    "everyday_margin",  # similarity minus the request's similarity to EVERYDAY_TOPICS
+)
+# "None of the above", for the semantic side: what people ask an assistant that no work
+# skill serves. A request nearer to these than to any skill is probably not for a skill;
+# a catalogue that does serve such a topic (a recipe skill) still wins on its own hints.
+EVERYDAY_TOPICS = (
+    "personal questions about the weather, holidays, travel plans and sightseeing",
+    "restaurant recommendations, recipes and cooking at home",
+    "feeling ill, health symptoms and medical worries",
+    "pets and animals",
+    "sports results and matches",
+    "films, books, music, poems and stories for fun",
+    "advice on what to buy for myself: a phone, a car, clothes",
+    "personal investing and stock tips",
+    "gardening, housework and cleaning",
+    "gifts, family, friends and relationships",
+    "trivia, history and science facts",
+    "fitness, running, diet and calories",
+    "个人生活问题 天气 旅游 景点",
+    "餐厅推荐、菜谱、做饭",
+    "身体不舒服、症状、看病",
+    "宠物和动物",
+    "体育比赛和球赛结果",
+    "电影、小说、诗歌、睡前故事",
+    "买东西的建议 手机 汽车 衣服",
+    "炒股、个人投资理财",
+    "园艺、家务、清洁",
+    "礼物、家人朋友、感情",
+    "历史和科学常识",
+    "健身、跑步、减肥",
+)
+GATE_FEATURES = (*FEATURES, "probability", "probability_gap")
+# Lexical only, and per embedding model. A model without its own calibration (any
+# QUIVER_EMBEDDINGS=openai model) uses GENERIC_SEMANTIC: the local model's weights on the
+# relative similarity features only (lift, gap), whose scale varies least between models.
+LEXICAL_CALIBRATION = Calibration(
+    candidate=(-7.996, 9.926, 2.823, 0.013, -0.321, 6.997, 0.0, 0.0, 0.0, 0.0),
+    gate=(-7.802, 20.345, -5.085, 2.817, 6.059, -3.682, 0.0, 0.0, 0.0, 0.0, 0.379, 0.071),
+    threshold=0.925,
+)
+SEMANTIC_CALIBRATIONS: dict[str, Calibration] = {
+    "local:use-multilingual-v3": Calibration(
+        candidate=(-3.435, -1.907, 8.575, 1.077, -1.66, 1.858, 2.484, 1.751, 14.84, 5.406),
+        gate=(-4.389, 6.111, 1.296, 3.817, 1.249, -2.239, 10.896, -1.061, -8.274, 21.8, -0.511, -2.979),
+        threshold=0.825,
+    ),
+}
+GENERIC_SEMANTIC = SEMANTIC_CALIBRATIONS["local:use-multilingual-v3"]
 
 
 class Embeddings(Protocol):
@@ -173,9 +250,10 @@ class SkillDocument:
             boundary=skill.boundary,
         )
 
-    def semantic_text(self) -> str:
-        parts = [self.label, self.description, ", ".join(self.tags), "; ".join(self.trigger_hints)]
-        return ". ".join(part for part in parts if part)
+    def semantic_texts(self) -> list[str]:
+        """Embedded one by one: what the skill is (label, description, tags), then each hint."""
+        head = ". ".join(part for part in (self.label, self.description, ", ".join(self.tags)) if part)
+        return [head, *(hint for hint in self.trigger_hints if hint.strip())]
 
 
 @dataclass(frozen=True)
@@ -183,34 +261,109 @@ class Match:
     """How well one skill fits one request."""
 
     skill_id: str
-    #: Fused score, 0..1, higher is better.
+    #: Probability that the skill applies, 0..1 (the model's score after a re-rank).
     score: float
+    #: Lexical strength, 0..1, before the boundary.
     lexical: float
+    #: Best cosine similarity over the skill's texts; None without embeddings.
     semantic: float | None
     #: 1.0 when the boundary is not touched; lower when it is.
     boundary_factor: float
     reason: str
+    #: The trigger hint found word for word in the request.
+    hint: str | None = None
+    #: Request words the skill's fields share (as the request wrote them).
+    words: tuple[str, ...] = ()
+    #: The skill text nearest to the request in meaning (its description or a hint).
+    nearest_text: str | None = None
+    #: The re-rank model's one-line reason, when a model re-ranked.
+    model_reason: str | None = None
+
+    @property
+    def signals(self) -> tuple[str, ...]:
+        """Which kinds of evidence it rests on: HINT, PHRASE (shared words), SEMANTIC, MODEL."""
+        found: list[str] = []
+        if self.hint is not None:
+            found.append("HINT")
+        if self.words:
+            found.append("PHRASE")
+        if self.nearest_text is not None:
+            found.append("SEMANTIC")
+        if self.model_reason is not None:
+            found.append("MODEL")
+        return tuple(found)
+
+
+@dataclass(frozen=True)
+class RequestTerms:
+    """A request as matching reads it."""
+
+    #: Informative tokens in order, repeats kept (for phrases).
+    sequence: tuple[str, ...]
+    #: Distinct informative tokens.
+    distinct: tuple[str, ...]
+    #: Token → the word the request wrote (for reasons).
+    surface: dict[str, str]
+    #: Tokens that look like names: capitalised mid-sentence or carrying digits.
+    names: frozenset[str]
+    #: Tokens said not to be wanted ("not a newsletter"): evidence against the skills claiming them.
+    negated: frozenset[str] = frozenset()
+
+
+# A request that says what it is *not* ("not a refund", "不是报销") names a neighbour's
+# ground: words from such a cue to the end of the clause count against the skills that
+# claim them instead of for them.
+NEGATION = re.compile(
+    r"(?:\b(?:not|no|isn't|aren't|don't|doesn't|without|rather than|instead of|never)\b"
+    r"|不是|不用|不要|不需要|无需|并非|而非)"
+    # to the end of the clause (fullwidth comma, full stop, semicolon, colon, marks, 、)
+    r"[^,.;:!?\uff0c\u3002\uff1b\uff1a\uff01\uff1f\u3001]*",
+    re.IGNORECASE,
+)
+# Quotes and brackets around a word (curly quotes written as escapes: ruff flags the glyphs).
+_PUNCTUATION = ".,;:!?\"'()[]{}<>\u00ab\u00bb\u201c\u201d\u2018\u2019"
+
+
+def request_terms(text: str) -> RequestTerms:
+    sequence = [term for term in query_token_sequence(text) if term not in FILLER and not term.isdigit()]
+    surface: dict[str, str] = {}
+    names: set[str] = set()
+    sentence_start = True
+    for word in text.split():
+        stripped = word.strip(_PUNCTUATION)
+        for term in query_tokens(stripped):
+            surface.setdefault(term, stripped.casefold() if stripped.isascii() else term)
+            if stripped.isascii() and (
+                any(character.isdigit() for character in stripped) or (stripped[:1].isupper() and not sentence_start)
+            ):
+                names.add(term)
+        # "Dr." or "Mrs." end no sentence.
+        sentence_start = word.endswith(("!", "?", ":")) or (word.endswith(".") and len(stripped) > 3)
+    negated = {term for span in NEGATION.finditer(text) for term in query_tokens(span.group())}
+    kept = [term for term in sequence if term not in negated]
+    return RequestTerms(
+        tuple(kept), tuple(dict.fromkeys(kept)), surface, frozenset(names), frozenset(negated - set(kept))
+    )
+
+
+def _contains_run(terms: Sequence[str], run: Sequence[str]) -> bool:
+    width = len(run)
+    run = tuple(run)
+    return width > 0 and any(tuple(terms[index : index + width]) == run for index in range(len(terms) - width + 1))
 
 
 @dataclass
-class _Prepared:
-    fields: dict[str, list[str]]
-    lengths: dict[str, int]
-    hints: list[tuple[str, list[str]]]
-    boundary: frozenset[str]
-    positive: frozenset[str]
+class LexicalEvidence:
+    """What one skill shares with the request, word for word."""
 
-
-@dataclass
-class LexicalScore:
     raw: float = 0.0
-    terms: list[str] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
     hint: str | None = None
     hint_coverage: float = 0.0
-    boundary_terms: list[str] = field(default_factory=list)
+    boundary_words: list[str] = field(default_factory=list)
     boundary_weight: float = 0.0
     positive_weight: float = 0.0
-    #: idf mass of every distinct request term (terms no skill knows count as rare).
+    #: Weight of every distinct informative request word (see UNKNOWN_WORD_WEIGHT).
     query_weight: float = 0.0
 
     @property
@@ -219,18 +372,156 @@ class LexicalScore:
         return min(self.positive_weight / self.query_weight, 1.0) if self.query_weight else 0.0
 
     @property
-    def score(self) -> float:
-        if self.raw <= 0:
+    def strength(self) -> float:
+        total = self.raw + HINT_PHRASE_BONUS * self.hint_coverage**2
+        return total / (total + LEXICAL_HALF_SCORE) if total > 0 else 0.0
+
+    @property
+    def boundary_share(self) -> float:
+        if not self.boundary_weight:
             return 0.0
-        strength = self.raw / (self.raw + LEXICAL_HALF_SCORE)
-        # A whole trigger hint is evidence enough; otherwise one shared word in a long
-        # request ("book" in "book a table at a restaurant") must not look like a match.
-        coverage = 1.0 if self.hint_coverage == 1.0 else self.coverage**COVERAGE_EXPONENT
-        return strength * coverage
+        return self.boundary_weight / (self.boundary_weight + self.positive_weight)
+
+    @property
+    def boundary_factor(self) -> float:
+        """1.0 when the boundary is untouched; towards ``BOUNDARY_FLOOR`` as it dominates."""
+        return max(BOUNDARY_FLOOR, 1.0 - self.boundary_share)
 
 
-def _prepare(document: SkillDocument) -> _Prepared:
-    fields = {
+@dataclass
+class _Prepared:
+    hints: list[tuple[str, tuple[str, ...]]]
+    boundary: frozenset[str]
+
+
+class LexicalIndex:
+    """BM25F over a fixed set of skills, with an inverted index (built once per catalogue)."""
+
+    def __init__(self, documents: Sequence[SkillDocument]) -> None:
+        self.documents = list(documents)
+        count = len(self.documents)
+        self._count = count
+        fields_of = [_fields(document) for document in self.documents]
+        lengths = [{name: len(tokens) for name, tokens in fields.items()} for fields in fields_of]
+        average = {
+            name: (sum(item[name] for item in lengths) / count if count else 0.0) or 1.0 for name in FIELD_WEIGHTS
+        }
+        positives = [frozenset(token for tokens in fields.values() for token in tokens) for fields in fields_of]
+        frequency: dict[str, int] = {}
+        for positive in positives:
+            for token in positive:
+                frequency[token] = frequency.get(token, 0) + 1
+        self._frequency = frequency
+        # term → [(skill index, BM25F contribution without idf)]
+        postings: dict[str, list[tuple[int, float]]] = {}
+        for index, fields in enumerate(fields_of):
+            for term in positives[index]:
+                weighted = 0.0
+                for name, weight in FIELD_WEIGHTS.items():
+                    tf = fields[name].count(term)
+                    if tf:
+                        weighted += weight * tf / (1 - B + B * lengths[index][name] / average[name])
+                postings.setdefault(term, []).append((index, weighted * (K1 + 1) / (weighted + K1)))
+        self._postings = postings
+        distinctive_limit = max(2, int(DISTINCTIVE_SHARE * count))
+        self._prepared: list[_Prepared] = []
+        self._boundary_postings: dict[str, list[int]] = {}
+        self._hint_postings: dict[str, list[int]] = {}
+        for index, document in enumerate(self.documents):
+            boundary = frozenset(
+                token
+                for token in index_tokens(document.boundary or "")
+                if token not in positives[index]
+                and token not in BOUNDARY_STOP_WORDS
+                and 0 < frequency.get(token, 0) <= distinctive_limit
+            )
+            hints: list[tuple[str, tuple[str, ...]]] = []
+            for hint in document.trigger_hints:
+                terms = tuple(term for term in query_token_sequence(hint) if term not in FILLER)
+                # A phrase of several words that boils down to one ("why did they leave" → "leav")
+                # is no phrase any more: its word counts like any other.
+                if len(terms) >= 2 or (len(terms) == 1 and len(hint.split()) == 1):
+                    hints.append((hint, terms))
+                    for term in set(terms):
+                        self._hint_postings.setdefault(term, []).append(index)
+            for token in boundary:
+                self._boundary_postings.setdefault(token, []).append(index)
+            self._prepared.append(_Prepared(hints=hints, boundary=boundary))
+
+    def idf(self, token: str) -> float:
+        seen = self._frequency.get(token, 0)
+        # Never below a floor: a word every skill shares still says a little.
+        return max(math.log(1 + (self._count - seen + 0.5) / (seen + 0.5)), 0.1)
+
+    def word_weight(self, token: str, terms: RequestTerms) -> float:
+        """How much a request word weighs when judging coverage (known words: their idf)."""
+        if token in self._frequency:
+            return self.idf(token)
+        if token in terms.names:
+            return 0.0
+        return UNKNOWN_BIGRAM_WEIGHT if UNSPACED_RUN.fullmatch(token) else UNKNOWN_WORD_WEIGHT
+
+    def score(self, query: str) -> list[LexicalEvidence]:
+        """Evidence for every skill, in document order (empty evidence for untouched skills)."""
+        terms = request_terms(query)
+        found = self.evidence(terms)
+        empty = self.query_weight(terms)
+        return [found.get(index, LexicalEvidence(query_weight=empty)) for index in range(self._count)]
+
+    def query_weight(self, terms: RequestTerms) -> float:
+        return sum(self.word_weight(term, terms) for term in terms.distinct)
+
+    def evidence(self, terms: RequestTerms) -> dict[int, LexicalEvidence]:
+        """Evidence for the skills that share anything with the request, by document index."""
+        query_weight = self.query_weight(terms)
+        found: dict[int, LexicalEvidence] = {}
+
+        def of(index: int) -> LexicalEvidence:
+            evidence = found.get(index)
+            if evidence is None:
+                evidence = found[index] = LexicalEvidence(query_weight=query_weight)
+            return evidence
+
+        for term in terms.distinct:
+            postings = self._postings.get(term)
+            if postings:
+                idf = self.idf(term)
+                word = terms.surface.get(term, term)
+                for index, contribution in postings:
+                    evidence = of(index)
+                    evidence.raw += idf * contribution
+                    evidence.positive_weight += idf
+                    if word not in evidence.words:
+                        evidence.words.append(word)
+        for term in terms.negated:
+            word = terms.surface.get(term, term)
+            for index, _ in self._postings.get(term, ()):
+                evidence = of(index)
+                evidence.boundary_words.append(word)
+                evidence.boundary_weight += self.idf(term)
+        for term in terms.distinct:
+            for index in self._boundary_postings.get(term, ()):
+                evidence = of(index)
+                evidence.boundary_words.append(terms.surface.get(term, term))
+                evidence.boundary_weight += self.idf(term)
+        term_set = set(terms.distinct)
+        hinted = {index for term in term_set for index in self._hint_postings.get(term, ())}
+        for index in hinted:
+            for hint, hint_terms in self._prepared[index].hints:
+                if _contains_run(terms.sequence, hint_terms):
+                    coverage = 1.0
+                else:
+                    shared = len(set(hint_terms) & term_set)
+                    # One shared word of a long hint is already counted; reward phrases only.
+                    coverage = 0.5 * shared / len(set(hint_terms)) if shared >= 2 else 0.0
+                evidence = of(index)
+                if coverage > evidence.hint_coverage:
+                    evidence.hint, evidence.hint_coverage = hint, coverage
+        return found
+
+
+def _fields(document: SkillDocument) -> dict[str, list[str]]:
+    return {
         "name": index_tokens(document.name.replace("-", " ")),
         "label": index_tokens(document.label),
         "description": index_tokens(document.description),
@@ -238,118 +529,12 @@ def _prepare(document: SkillDocument) -> _Prepared:
         "category": index_tokens(document.category or ""),
         "hints": [token for hint in document.trigger_hints for token in index_tokens(hint) if token not in FILLER],
     }
-    positive = frozenset(token for tokens in fields.values() for token in tokens)
-    boundary = frozenset(index_tokens(document.boundary or "")) - positive - BOUNDARY_STOP_WORDS
-    hints = []
-    for hint in document.trigger_hints:
-        terms = [token for token in query_tokens(hint) if token not in FILLER]
-        # A phrase of several words that boils down to one ("why did they leave" → "leav")
-        # is no phrase any more: its word counts like any other.
-        if len(terms) >= 2 or (len(terms) == 1 and len(hint.split()) == 1):
-            hints.append((hint, terms))
-    return _Prepared(
-        fields=fields,
-        lengths={name: len(tokens) for name, tokens in fields.items()},
-        hints=hints,
-        boundary=boundary,
-        positive=positive,
-    )
-
-
-class LexicalIndex:
-    """BM25F over a fixed set of skills (the skills visible to one space, or one agent's)."""
-
-    def __init__(self, documents: Sequence[SkillDocument]) -> None:
-        self.documents = list(documents)
-        self._prepared = [_prepare(document) for document in self.documents]
-        count = len(self.documents)
-        self._average = {
-            name: (sum(item.lengths[name] for item in self._prepared) / count if count else 0.0)
-            for name in FIELD_WEIGHTS
-        }
-        frequency: dict[str, int] = {}
-        for item in self._prepared:
-            for token in item.positive | item.boundary:
-                frequency[token] = frequency.get(token, 0) + 1
-        self._frequency = frequency
-        self._count = count
-
-    def idf(self, token: str) -> float:
-        # Never below a floor: a word every skill shares still says a little.
-        seen = self._frequency.get(token, 0)
-        return max(math.log(1 + (self._count - seen + 0.5) / (seen + 0.5)), 0.1)
-
-    def score(self, query: str) -> list[LexicalScore]:
-        terms, surface = request_terms(query)
-        return [self._score_one(item, terms, surface) for item in self._prepared]
-
-    def _score_one(self, item: _Prepared, terms: list[str], surface: dict[str, str]) -> LexicalScore:
-        result = LexicalScore()
-        term_set = set(terms)
-        result.query_weight = sum(self.idf(term) for term in term_set)
-        for term in dict.fromkeys(terms):
-            weighted = 0.0
-            for name, weight in FIELD_WEIGHTS.items():
-                frequency = item.fields[name].count(term)
-                if not frequency:
-                    continue
-                average = self._average[name] or 1.0
-                weighted += weight * frequency / (1 - B + B * item.lengths[name] / average)
-            if weighted:
-                idf = self.idf(term)
-                result.raw += idf * weighted * (K1 + 1) / (weighted + K1)
-                result.positive_weight += idf
-                if surface.get(term, term) not in result.terms:
-                    result.terms.append(surface.get(term, term))
-            elif term in item.boundary:
-                result.boundary_terms.append(surface.get(term, term))
-                result.boundary_weight += self.idf(term)
-        for hint, hint_terms in item.hints:
-            if _contains_run(terms, hint_terms):
-                coverage = 1.0
-            else:
-                shared = len(set(hint_terms) & term_set)
-                # One shared word of a long hint is already counted above; reward phrases only.
-                coverage = 0.5 * shared / len(hint_terms) if shared >= 2 else 0.0
-            if coverage > result.hint_coverage:
-                result.hint, result.hint_coverage = hint, coverage
-        if result.hint is not None:
-            result.raw += HINT_PHRASE_BONUS * result.hint_coverage**2
-        return result
-
-
-def boundary_factor(lexical: LexicalScore) -> float:
-    """1.0 when the boundary is untouched; towards ``BOUNDARY_FLOOR`` as it dominates the match."""
-    if not lexical.boundary_weight:
-        return 1.0
-    share = lexical.boundary_weight / (lexical.boundary_weight + lexical.positive_weight)
-    return max(BOUNDARY_FLOOR, 1.0 - share)
-
-
-def rescale_similarity(cosine: float) -> float:
-    return min(max((cosine - SEMANTIC_FLOOR) / (SEMANTIC_CEILING - SEMANTIC_FLOOR), 0.0), 1.0)
-
-
-def _reason(lexical: LexicalScore, semantic: float | None, factor: float) -> str:
-    parts: list[str] = []
-    if lexical.hint is not None:
-        parts.append(f"trigger hint {lexical.hint!r}" + ("" if lexical.hint_coverage == 1 else " (in part)"))
-    if lexical.terms:
-        parts.append("words: " + ", ".join(lexical.terms[:6]))
-    if semantic is not None and semantic > 0:
-        parts.append(f"semantic similarity {semantic:.2f}")
-    if not parts:
-        parts.append("no shared words")
-    reason = "; ".join(parts)
-    if factor < 1.0:
-        reason += f"; pushed down: the request touches its boundary ({', '.join(lexical.boundary_terms[:4])})"
-    return reason
 
 
 class EmbeddingCache:
     """Skill texts embedded once per process and model (an LRU keyed by the text's hash)."""
 
-    def __init__(self, provider: Embeddings, capacity: int = 20_000) -> None:
+    def __init__(self, provider: Embeddings, capacity: int = 50_000) -> None:
         self.provider = provider
         self.capacity = capacity
         self._vectors: OrderedDict[str, Any] = OrderedDict()
@@ -359,11 +544,12 @@ class EmbeddingCache:
 
     async def vectors(self, texts: Sequence[str]) -> list[Any]:
         keys = [self._key(text) for text in texts]
-        missing = [index for index, key in enumerate(keys) if key not in self._vectors]
+        missing = list(dict.fromkeys(key for key in keys if key not in self._vectors))
         if missing:
-            fresh = await self.provider.embed([texts[index] for index in missing])
-            for index, vector in zip(missing, fresh, strict=True):
-                self._vectors[keys[index]] = vector
+            first_text = {key: text for key, text in zip(keys, texts, strict=True)}
+            fresh = await self.provider.embed([first_text[key] for key in missing])
+            for key, vector in zip(missing, fresh, strict=True):
+                self._vectors[key] = vector
             while len(self._vectors) > self.capacity:
                 self._vectors.popitem(last=False)
         for key in keys:
@@ -372,65 +558,176 @@ class EmbeddingCache:
 
 
 @dataclass
+class _SemanticIndex:
+    """Every text of a catalogue's skills as one matrix, with the owner of each row."""
+
+    matrix: npt.NDArray[np.float32]
+    owners: npt.NDArray[np.int64]
+    texts: list[str]
+
+
+@dataclass
+class _Catalogue:
+    lexical: LexicalIndex
+    semantic: dict[str, _SemanticIndex] = field(default_factory=dict)
+
+
+def logistic(weights: Sequence[float], features: Sequence[float]) -> float:
+    """``weights`` = bias, then one weight per feature."""
+    logit = weights[0] + sum(weight * value for weight, value in zip(weights[1:], features, strict=True))
+    return 1.0 / (1.0 + math.exp(-max(min(logit, 40.0), -40.0)))
+
+
+@dataclass
+class Candidate:
+    """A skill's evidence for one request, before the decision."""
+
+    index: int
+    document: SkillDocument
+    lexical: LexicalEvidence
+    similarity: float | None = None
+    nearest_text: str | None = None
+    features: tuple[float, ...] = ()
+    probability: float = 0.0
+
+
+@dataclass
 class SkillMatcher:
     """Scores skills against a request; embeddings and re-rank are optional."""
 
     embeddings: EmbeddingCache | None = None
     reranker: Reranker | None = None
-    lexical_weight: float = LEXICAL_WEIGHT
-    semantic_weight: float = SEMANTIC_WEIGHT
-
-    async def score_all(
-        self, documents: Sequence[SkillDocument], query: str, *, use_embeddings: bool = True
-    ) -> list[Match]:
-        """Every document scored, best first (ties by skill id). Never raises for provider failures."""
-        if not documents or not query.strip():
-            return []
-        lexical = LexicalIndex(documents).score(query)
-        semantic: list[float] | None = None
-        if use_embeddings and self.can_embed(query):
-            semantic = await self._semantic(documents, query)
-        matches = []
-        for index, document in enumerate(documents):
-            lexical_score = lexical[index]
-            similarity = semantic[index] if semantic is not None else None
-            if similarity is None:
-                fused = lexical_score.score
-            else:
-                fused = self.lexical_weight * lexical_score.score + self.semantic_weight * similarity
-            factor = boundary_factor(lexical_score)
-            matches.append(
-                Match(
-                    skill_id=document.skill_id,
-                    score=round(min(max(fused * factor, 0.0), 1.0), 4),
-                    lexical=round(lexical_score.score, 4),
-                    semantic=round(similarity, 4) if similarity is not None else None,
-                    boundary_factor=round(factor, 4),
-                    reason=_reason(lexical_score, similarity, factor),
-                )
-            )
-        matches.sort(key=lambda match: (-match.score, match.skill_id))
-        return matches
-
-    def can_embed(self, query: str) -> bool:
-        if self.embeddings is None:
-            return False
-        return not (self.embeddings.provider.model_name in ENGLISH_ONLY_MODELS and is_mostly_unspaced(query))
+    #: Catalogues seen recently (their lexical index and text vectors), keyed by content.
+    cache_size: int = 64
+    _catalogues: OrderedDict[int, _Catalogue] = field(default_factory=OrderedDict, repr=False)
 
     @property
-    def default_min_score(self) -> float:
-        return FUSED_MIN_SCORE if self.embeddings is not None else LEXICAL_MIN_SCORE
+    def calibration(self) -> Calibration:
+        if self.embeddings is None:
+            return LEXICAL_CALIBRATION
+        return SEMANTIC_CALIBRATIONS.get(self.embeddings.provider.model_name, GENERIC_SEMANTIC)
 
-    async def _semantic(self, documents: Sequence[SkillDocument], query: str) -> list[float] | None:
+    def _catalogue(self, documents: Sequence[SkillDocument]) -> _Catalogue:
+        key = hash(tuple(documents))
+        catalogue = self._catalogues.get(key)
+        if catalogue is None or catalogue.lexical.documents != list(documents):
+            catalogue = _Catalogue(LexicalIndex(documents))
+            self._catalogues[key] = catalogue
+            while len(self._catalogues) > self.cache_size:
+                self._catalogues.popitem(last=False)
+        self._catalogues.move_to_end(key)
+        return catalogue
+
+    async def _semantic_index(self, catalogue: _Catalogue) -> _SemanticIndex:
         assert self.embeddings is not None
+        model = self.embeddings.provider.model_name
+        index = catalogue.semantic.get(model)
+        if index is None:
+            texts: list[str] = []
+            owners: list[int] = []
+            for position, document in enumerate(catalogue.lexical.documents):
+                for text in document.semantic_texts():
+                    texts.append(text)
+                    owners.append(position)
+            vectors = await self.embeddings.vectors(texts)
+            matrix = np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, 1), dtype=np.float32)
+            index = _SemanticIndex(matrix, np.asarray(owners, dtype=np.int64), texts)
+            catalogue.semantic[model] = index
+        return index
+
+    async def _similarities(
+        self, catalogue: _Catalogue, query: str
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64], list[str], float] | None:
+        """Per skill: the best similarity, which row gave it; the texts; the similarity to
+        everyday topics. None without embeddings."""
+        if self.embeddings is None:
+            return None
         try:
-            vectors = await self.embeddings.vectors([document.semantic_text() for document in documents])
+            index = await self._semantic_index(catalogue)
+            everyday = np.vstack(await self.embeddings.vectors(EVERYDAY_TOPICS)).astype(np.float32)
             query_vector = np.asarray((await self.embeddings.provider.embed([query]))[0], dtype=np.float32)
         except Exception:
             logger.warning("skill embeddings unavailable; matching is lexical only", exc_info=True)
             return None
-        similarities = np.vstack(vectors).astype(np.float32) @ query_vector
-        return [rescale_similarity(float(value)) for value in similarities]
+        count = len(catalogue.lexical.documents)
+        if index.matrix.shape[0] == 0 or index.matrix.shape[1] != query_vector.shape[0]:
+            return None
+        similarities = index.matrix @ query_vector
+        best = np.full(count, -1.0, dtype=np.float32)
+        np.maximum.at(best, index.owners, similarities)
+        # The row that gave each skill its best similarity (for the reason).
+        order = np.lexsort((-similarities, index.owners))
+        first_rows = np.full(count, -1, dtype=np.int64)
+        seen_owner = index.owners[order]
+        starts = np.flatnonzero(np.r_[True, seen_owner[1:] != seen_owner[:-1]])
+        first_rows[seen_owner[starts]] = order[starts]
+        background = float((everyday @ query_vector).max()) if everyday.shape[1] == query_vector.shape[0] else 0.0
+        return best, first_rows, index.texts, background
+
+    async def candidates(self, documents: Sequence[SkillDocument], query: str) -> list[Candidate]:
+        """Stage one and the calibrated probability of each candidate, best first."""
+        if not documents or not query.strip():
+            return []
+        catalogue = self._catalogue(documents)
+        terms = request_terms(query)
+        evidence = catalogue.lexical.evidence(terms)
+        semantic = await self._similarities(catalogue, query)
+        query_weight = catalogue.lexical.query_weight(terms)
+        count = len(documents)
+        if semantic is not None:
+            best = semantic[0]
+            recall = best.copy()
+            for index, found in evidence.items():
+                recall[index] += found.strength
+            pool = [int(index) for index in np.argsort(-recall, kind="stable")[: min(CANDIDATES, count)]]
+        else:
+            pool = sorted(
+                (index for index, found in evidence.items() if found.raw > 0 or found.hint_coverage > 0),
+                key=lambda index: -evidence[index].strength,
+            )[:CANDIDATES]
+        if not pool:
+            return []
+        lexical_top = sorted(((found.strength, index) for index, found in evidence.items()), reverse=True)[:2]
+        semantic_top: list[tuple[float, int]] = []
+        if semantic is not None:
+            order = np.argsort(-semantic[0], kind="stable")[:2]
+            semantic_top = [(float(semantic[0][position]), int(position)) for position in order]
+        chosen: list[Candidate] = []
+        for index in pool:
+            found = evidence.get(index) or LexicalEvidence(query_weight=query_weight)
+            candidate = Candidate(index=index, document=documents[index], lexical=found)
+            features = [
+                found.strength,
+                found.coverage,
+                1.0 if found.hint_coverage == 1.0 else 0.0,
+                found.boundary_share,
+                found.strength - _best_other(lexical_top, index),
+            ]
+            if semantic is not None:
+                best, rows, texts, background = semantic
+                similarity = float(best[index])
+                features += [
+                    similarity,
+                    similarity - float(best.mean()),
+                    similarity - _best_other(semantic_top, index),
+                    similarity - background,
+                ]
+                candidate.similarity = similarity
+                candidate.nearest_text = texts[int(rows[index])] if rows[index] >= 0 else None
+            else:
+                features += [0.0, 0.0, 0.0, 0.0]
+            candidate.features = tuple(features)
+            candidate.probability = logistic(self.calibration.candidate, candidate.features)
+            chosen.append(candidate)
+        chosen.sort(key=lambda candidate: (-candidate.probability, candidate.document.skill_id))
+        return chosen
+
+    async def score_all(self, documents: Sequence[SkillDocument], query: str) -> list[Match]:
+        """The candidates scored (stage one and the calibration), best first; no gate, no re-rank.
+
+        Skills that are no candidate at all are left out. Never raises for provider failures.
+        """
+        return [_match_of(candidate) for candidate in await self.candidates(documents, query)]
 
     async def match(
         self,
@@ -440,20 +737,99 @@ class SkillMatcher:
         top_k: int,
         min_score: float | None = None,
     ) -> list[Match]:
-        """The best ``top_k`` at or above ``min_score`` (default: :attr:`default_min_score`).
+        """What applies to ``query``, best first, at most ``top_k``.
 
-        Re-ranked by the model when a reranker is configured.
+        ``min_score`` unset: the per-request gate decides (see the module). Set: every
+        candidate scoring at least ``min_score`` (``0``: the raw top-k). With a re-rank
+        model, it decides instead of the gate, among the best candidates.
         """
-        if min_score is None:
-            min_score = self.default_min_score
-        matches = [match for match in await self.score_all(documents, query) if match.score >= min_score]
-        if self.reranker is not None and matches:
-            by_id = {document.skill_id: document for document in documents}
-            shortlist = matches[: max(top_k * 2, 5)]
-            reranked = await self.reranker.rerank(query, [(by_id[match.skill_id], match) for match in shortlist])
+        candidates = await self.candidates(documents, query)
+        if not candidates:
+            return []
+        if self.reranker is not None:
+            shortlist = candidates[: max(top_k, RERANK_CANDIDATES)]
+            reranked = await self.reranker.rerank(query, [(c.document, _match_of(c)) for c in shortlist])
             if reranked is not None:
-                matches = [match for match in reranked if match.score >= min_score]
-        return matches[:top_k]
+                floor = 0.0 if min_score is None else min_score
+                return [match for match in reranked if match.score >= floor][:top_k]
+        if min_score is not None:
+            kept = [candidate for candidate in candidates if candidate.probability >= min_score]
+        else:
+            kept = gate(candidates, self.calibration)
+        return [_match_of(candidate) for candidate in kept[:top_k]]
+
+
+def _best_other(top: Sequence[tuple[float, int]], index: int) -> float:
+    """The best score among the other skills (0 when there is none)."""
+    return next((score for score, other in top if other != index), 0.0)
+
+
+def applies(candidates: Sequence[Candidate], calibration: Calibration) -> float:
+    """The probability that anything applies to the request, read off its best candidates."""
+    if not candidates:
+        return 0.0
+    best = candidates[0]
+    runner_up = candidates[1].probability if len(candidates) > 1 else 0.0
+    return logistic(calibration.gate, (*best.features, best.probability, best.probability - runner_up))
+
+
+def gate(candidates: Sequence[Candidate], calibration: Calibration) -> list[Candidate]:
+    """The per-request decision: nothing unless something is likely to apply; then the best
+    candidate and those close to it (``RUNNER_UP_SHARE`` of its probability).
+
+    A best candidate whose trigger hint is in the request word for word passes whatever the
+    calibration says: its author wrote that phrase to be matched, and in a small catalogue
+    (a few skills, so every word is common) the lexical evidence otherwise looks weak.
+    """
+    if not candidates:
+        return []
+    explicit = candidates[0].lexical.hint_coverage == 1.0
+    if not explicit and applies(candidates, calibration) < calibration.threshold:
+        return []
+    top = candidates[0].probability
+    return [candidate for candidate in candidates if candidate.probability >= RUNNER_UP_SHARE * top]
+
+
+def _match_of(candidate: Candidate) -> Match:
+    found = candidate.lexical
+    hint = found.hint if found.hint_coverage == 1.0 else None
+    return Match(
+        skill_id=candidate.document.skill_id,
+        score=round(candidate.probability, 4),
+        lexical=round(found.strength, 4),
+        semantic=round(candidate.similarity, 4) if candidate.similarity is not None else None,
+        boundary_factor=round(found.boundary_factor, 4),
+        reason=_reason(candidate),
+        hint=hint,
+        words=tuple(found.words[:8]),
+        nearest_text=candidate.nearest_text,
+    )
+
+
+def _reason(candidate: Candidate) -> str:
+    found = candidate.lexical
+    parts: list[str] = []
+    if found.hint is not None:
+        parts.append(f"trigger hint {found.hint!r}" + ("" if found.hint_coverage == 1 else " (in part)"))
+    if found.words:
+        parts.append("words: " + ", ".join(found.words[:6]))
+    if candidate.similarity is not None and candidate.nearest_text is not None:
+        parts.append(f"nearest in meaning to {_clip(candidate.nearest_text)!r} ({candidate.similarity:.2f})")
+    if not parts:
+        parts.append("no shared words")
+    reason = "; ".join(parts)
+    if found.boundary_words:
+        reason += f"; pushed down: the request touches its boundary ({', '.join(found.boundary_words[:4])})"
+    return reason
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def with_model_reason(match: Match, score: float, reason: str | None) -> Match:
+    """A match as the re-rank model judged it."""
+    return replace(match, score=round(score, 4), model_reason=reason, reason=reason or match.reason)
 
 
 def documents_of(rows: Iterable[SkillDefinition]) -> list[SkillDocument]:
@@ -464,7 +840,8 @@ _MATCHERS: dict[tuple[Any, ...], SkillMatcher] = {}
 
 
 def matcher_for(settings: Settings) -> SkillMatcher:
-    """One matcher per configuration and process: the embedding model loads once, on first use.
+    """One matcher per configuration and process; the embedding model itself is loaded once
+    per process (``app.knowledge.embeddings``), whichever asks first.
 
     Embeddings come from the knowledge domain's provider (``QUIVER_EMBEDDINGS``: none,
     local or openai) unless ``QUIVER_SKILL_MATCH_EMBEDDINGS=false``; re-rank from

@@ -2,9 +2,11 @@
 
 Off unless ``QUIVER_SKILL_RERANK_MODEL`` is set (with ``QUIVER_OPENAI_BASE_URL`` /
 ``QUIVER_OPENAI_API_KEY``). The model sees the request and the shortlist (label,
-description, hints, boundary) and answers JSON: a score 0..1 and a one-line reason per
-skill that applies. Any failure (timeout, refusal, unparsable answer) keeps the fused
-order: re-ranking can only improve a match, never break ``matchSkills``.
+description, hints, boundary) — the best candidates of stage one, including those under
+the gate — and answers JSON: a score 0..1 and a one-line reason per skill that applies,
+or an empty ranking when none does (then ``matchSkills`` returns nothing). Any failure
+(timeout, refusal, unparsable answer) falls back to the calibrated gate: re-ranking can
+only improve a match, never break ``matchSkills``.
 """
 
 from __future__ import annotations
@@ -13,10 +15,9 @@ import json
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from app.skills.matching import Match, SkillDocument
+from app.skills.matching import Match, SkillDocument, with_model_reason
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -28,7 +29,8 @@ INSTRUCTIONS = (
     "For each candidate skill, decide whether it applies to the request. A skill whose "
     "boundary excludes the request does not apply. Answer with JSON only, no prose: "
     '{"ranking": [{"id": "<skill id>", "score": <0..1>, "reason": "<one short line>"}]} '
-    "listing only the skills that apply, best first."
+    "listing only the skills that apply, best first. When none applies, answer "
+    '{"ranking": []}.'
 )
 MAX_REASON_CHARS = 200
 
@@ -72,7 +74,7 @@ def parse_ranking(content: str, candidates: Sequence[tuple[SkillDocument, Match]
             continue
         reason = " ".join(str(item.get("reason") or "").split())[:MAX_REASON_CHARS]
         match = by_id.pop(item["id"])
-        ranked.append(replace(match, score=round(score, 4), reason=reason or match.reason))
+        ranked.append(with_model_reason(match, score, reason or None))
     ranked.sort(key=lambda match: -match.score)
     return ranked
 
@@ -111,12 +113,12 @@ class OpenAIReranker:
                 ],
             )
         except OpenAIError:
-            logger.warning("skill re-rank failed; keeping the fused order", exc_info=True)
+            logger.warning("skill re-rank failed; the calibrated gate decides", exc_info=True)
             return None
         content = response.choices[0].message.content if response.choices else None
         ranked = parse_ranking(content or "", candidates)
         if ranked is None:
-            logger.warning("skill re-rank answer was not the JSON asked for; keeping the fused order")
+            logger.warning("skill re-rank answer was not the JSON asked for; the calibrated gate decides")
         return ranked
 
     async def close(self) -> None:

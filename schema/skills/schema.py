@@ -23,7 +23,15 @@ from schema.context import Info
 from schema.errors import UserError
 from schema.mutations import in_transaction
 from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection, make_connection, page_request
-from schema.skills.types import Skill, SkillChannel, SkillFilter, SkillMatch, SkillVersion, skill_connection
+from schema.skills.types import (
+    Skill,
+    SkillChannel,
+    SkillFilter,
+    SkillMatch,
+    SkillMatchSignal,
+    SkillVersion,
+    skill_connection,
+)
 
 logger = logging.getLogger("quiver.skills")
 
@@ -487,6 +495,12 @@ class SkillMatchQuery:
         space_id: Annotated[strawberry.ID, strawberry.argument(description="The space whose skills are matched.")],
         query: Annotated[str, strawberry.argument(description="The request to match.")],
         top_k: Annotated[int | None, strawberry.argument(description="How many matches to return.")] = 5,
+        min_score: Annotated[
+            float | None,
+            strawberry.argument(
+                description="Unset: only what applies (the calibrated per-request gate). Set: every candidate scoring at least this (0: the raw top-k, for a dispatcher deciding itself)."
+            ),
+        ] = None,
     ) -> list[SkillMatch]:
         settings = info.context.settings
         async with info.context.session() as session:
@@ -497,7 +511,7 @@ class SkillMatchQuery:
                 query,
                 5 if top_k is None else top_k,
                 matcher_for(settings),
-                settings.skill_match_min_score,
+                min_score if min_score is not None else settings.skill_match_min_score,
             )
         if found:
             try:
@@ -511,8 +525,13 @@ class SkillMatchQuery:
                 score=match.score,
                 reason=match.reason,
                 lexical_score=match.lexical,
-                semantic_score=match.semantic,
+                semantic_score=min(max(match.semantic, 0.0), 1.0) if match.semantic is not None else None,
                 boundary_factor=match.boundary_factor,
+                signals=[SkillMatchSignal[signal] for signal in match.signals],
+                matched_hint=match.hint,
+                matched_words=list(match.words),
+                nearest_text=match.nearest_text,
+                model_reason=match.model_reason,
             )
             for row, match in found
         ]

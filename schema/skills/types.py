@@ -261,19 +261,44 @@ class Skill(Node):
         return export_skill_md(self.row, row, tool_ids=tool_ids) if row is not None else None
 
 
-@strawberry.type(description="A skill that fits a request, with how well it fits.")
+@strawberry.enum(description="A kind of evidence a skill match rests on.")
+class SkillMatchSignal(Enum):
+    HINT = strawberry.enum_value("HINT", description="One of its trigger hints is in the request word for word.")
+    PHRASE = strawberry.enum_value(
+        "PHRASE", description="The request shares words with its name, label, description, tags or hints."
+    )
+    SEMANTIC = strawberry.enum_value(
+        "SEMANTIC", description="The request is close in meaning to its description or a hint (embeddings)."
+    )
+    MODEL = strawberry.enum_value("MODEL", description="The re-rank model judged that it applies.")
+
+
+@strawberry.type(description="A skill that fits a request, with how well it fits and why.")
 class SkillMatch:
     skill: Skill = strawberry.field(description="The matching skill.")
-    score: float = strawberry.field(description="0..1, higher is better.")
+    score: float = strawberry.field(
+        description="0..1: the calibrated probability that the skill applies (the re-rank model's score when it re-ranked)."
+    )
     reason: str | None = strawberry.field(description="Why it matched, in one line, when known.")
     lexical_score: float = strawberry.field(
-        description="The lexical part (name, label, description, tags, trigger hints), 0..1, before the boundary."
+        description="The lexical strength (name, label, description, tags, trigger hints), 0..1, before the boundary."
     )
     semantic_score: float | None = strawberry.field(
-        description="The embedding similarity, rescaled to 0..1; null when no embedding provider is configured."
+        description="The best cosine similarity between the request and the skill's description or one of its hints, clipped to 0..1; null when no embedding provider is configured."
     )
     boundary_factor: float = strawberry.field(
-        description="1 when the request does not touch the skill's boundary; lower when it does (the score was multiplied by it)."
+        description="1 when the request does not touch the skill's boundary (or negate its words); lower when it does, which lowers the score."
+    )
+    signals: list[SkillMatchSignal] = strawberry.field(description="The kinds of evidence the match rests on.")
+    matched_hint: str | None = strawberry.field(description="The trigger hint found word for word in the request.")
+    matched_words: list[str] = strawberry.field(
+        description="Words of the request the skill's fields share, as written."
+    )
+    nearest_text: str | None = strawberry.field(
+        description="The skill text (description or a hint) nearest to the request in meaning; null without embeddings."
+    )
+    model_reason: str | None = strawberry.field(
+        description="The re-rank model's one-line reason, when a model re-ranked."
     )
 
 

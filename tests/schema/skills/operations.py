@@ -73,9 +73,10 @@ query SkillMd($id: ID!, $version: String) {
 """
 
 MATCH = """
-query Match($spaceId: ID!, $query: String!, $topK: Int) {
-  matchSkills(spaceId: $spaceId, query: $query, topK: $topK) {
+query Match($spaceId: ID!, $query: String!, $topK: Int, $minScore: Float) {
+  matchSkills(spaceId: $spaceId, query: $query, topK: $topK, minScore: $minScore) {
     skill { id name } score reason lexicalScore semanticScore boundaryFactor
+    signals matchedHint matchedWords nearestText modelReason
   }
 }
 """

@@ -35,8 +35,10 @@ class Injected:
     version: str
 
 
-async def match(client: GraphQLClient, space_id: str, query: str, top_k: int = 5) -> list[dict[str, Any]]:
-    data = await client.execute(MATCH, {"spaceId": space_id, "query": query, "topK": top_k})
+async def match(
+    client: GraphQLClient, space_id: str, query: str, top_k: int = 5, min_score: float | None = None
+) -> list[dict[str, Any]]:
+    data = await client.execute(MATCH, {"spaceId": space_id, "query": query, "topK": top_k, "minScore": min_score})
     matches: list[dict[str, Any]] = data["matchSkills"]
     return matches
 
@@ -46,6 +48,26 @@ def matched_names(matches: list[dict[str, Any]]) -> list[str]:
 
 
 class TestMatchSkills:
+    async def test_each_match_says_why(self, gql: GraphQLClient, keys: Keys) -> None:
+        alpha = await keys.space("alpha")
+        await created_skill(gql, name="ledger", spaceId=alpha.id, triggerHints=["reconcile the ledger", "对账"])
+
+        found = await match(gql, alpha.id, "Please reconcile the ledger of Initech for March")
+
+        assert matched_names(found) == ["ledger"]
+        assert found[0]["matchedHint"] == "reconcile the ledger"
+        assert set(found[0]["signals"]) >= {"HINT", "PHRASE"} and found[0]["modelReason"] is None
+        assert "reconcile" in found[0]["matchedWords"] and 0 < found[0]["score"] <= 1
+
+    async def test_min_score_gives_the_raw_candidates_the_gate_holds_back(self, gql: GraphQLClient, keys: Keys) -> None:
+        alpha = await keys.space("alpha")
+        await created_skill(gql, name="ledger", spaceId=alpha.id, triggerHints=["reconcile the ledger"])
+        request = "what is a ledger in a medieval monastery library, historically speaking?"
+
+        assert await match(gql, alpha.id, request) == []
+        raw = await match(gql, alpha.id, request, min_score=0.0)
+        assert "ledger" in matched_names(raw)
+
     async def test_english_and_chinese_requests_find_the_builtin(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
 
