@@ -3,14 +3,19 @@
 The labelled set ships in ``bench/data/knowledge``: ``docs.jsonl`` (documents built from
 text found offline: Python standard library docstrings, man pages, licence texts, and
 Chinese documents written for the set; see ``build_corpus.py``) and ``queries.json``
-(queries with the ids of the documents that answer them; some in Chinese).
+(queries with the ids of the documents that answer them, their language — en, zh or
+mixed — and a fixed ``split``: ``tuning`` or ``held-out``).
 
 Every document goes through the real pipeline (``Ingestor.prepare`` with the local
-MiniLM model, then ``service.store_document``) into a fresh, migrated database; every
-query goes through ``KnowledgeSearch.search`` in each mode. A query's ranking is the
-order in which documents first appear among its top 50 passages.
+multilingual model, then ``service.store_document``) into a fresh, migrated database;
+every query goes through ``KnowledgeSearch.search`` in each mode. A query's ranking is the
+order in which documents first appear among its top 50 passages. ``--tune`` chooses the
+fusion's constant and vector weight on the tuning half (from the lexical and vector
+lists of each query) and prints the held-out figures with them; the headline table is
+held-out, with the module's constants.
 
     .venv/bin/python bench/knowledge_eval.py                     # SQLite, all three modes
+    .venv/bin/python bench/knowledge_eval.py --tune              # choose the fusion on the tuning half
     .venv/bin/python bench/knowledge_eval.py --backend postgresql
     .venv/bin/python bench/knowledge_eval.py --lexical-only      # without the embeddings extra
 
@@ -40,7 +45,7 @@ from app.knowledge import service
 from app.knowledge.chunking import ChunkingOptions
 from app.knowledge.embeddings import EmbeddingProvider, LocalEmbeddings
 from app.knowledge.ingest import Ingestor
-from app.knowledge.search import HYBRID, LEXICAL, RRF_K, VECTOR, KnowledgeSearch
+from app.knowledge.search import HYBRID, LEXICAL, LEXICAL_WEIGHT, RRF_K, VECTOR, VECTOR_WEIGHT, KnowledgeSearch, fuse
 from app.migrate import upgrade_async
 from app.principal import SYSTEM_PRINCIPAL
 from app.spaces import service as spaces_service
@@ -56,17 +61,15 @@ DEFAULT_POSTGRES = os.environ.get("QUIVER_BENCH_POSTGRES_URL", "postgresql+async
 class Query:
     text: str
     relevant: set[str]
-
-    @property
-    def language(self) -> str:
-        return "zh" if any("\u4e00" <= char <= "\u9fff" for char in self.text) else "en"
+    language: str
+    split: str
 
 
 def load_set() -> tuple[list[dict[str, Any]], list[Query]]:
     with (DATA / "docs.jsonl").open(encoding="utf-8") as lines:
         documents = [json.loads(line) for line in lines]
     queries = [
-        Query(item["query"], set(item["relevant"]))
+        Query(item["query"], set(item["relevant"]), item["lang"], item["split"])
         for item in json.loads((DATA / "queries.json").read_text(encoding="utf-8"))
     ]
     return documents, queries
@@ -121,11 +124,17 @@ async def run(arguments: argparse.Namespace) -> None:
     print("# knowledge_eval — retrieval quality of knowledge search")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"backend: {arguments.backend}; chunks: {options.size} chars, overlap {options.overlap}")
-    print(f"embeddings: {embedder.model_name if embedder else 'none (lexical only)'}; RRF k = {RRF_K}")
-    en = sum(1 for query in queries if query.language == "en")
+    print(
+        f"embeddings: {embedder.model_name if embedder else 'none (lexical only)'}; "
+        f"RRF k = {RRF_K}, weights lexical {LEXICAL_WEIGHT} / vector {VECTOR_WEIGHT}"
+    )
+    languages = ", ".join(
+        f"{sum(1 for query in queries if query.language == lang)} {lang}" for lang in ("en", "zh", "mixed")
+    )
     print(
         f"set: {len(documents)} documents ({sum(1 for doc in documents if doc['lang'] == 'zh')} Chinese), "
-        f"{len(queries)} queries ({en} English, {len(queries) - en} Chinese)"
+        f"{len(queries)} queries ({languages}; {sum(1 for q in queries if q.split == 'held-out')} held-out); "
+        f"load average {os.getloadavg()[0]:.2f}"
     )
     print(
         f"metrics: document recall@{RECALL_AT} and MRR@{MRR_AT}; a query's document ranking is the order of "
@@ -157,35 +166,74 @@ async def run(arguments: argparse.Namespace) -> None:
             print()
 
             search = KnowledgeSearch(session_factory, embedder, timeout_s=60)
-            results: dict[str, dict[str, list[tuple[float, float]]]] = {mode: {"en": [], "zh": []} for mode in modes}
+            rankings: dict[str, dict[int, list[str]]] = {mode: {} for mode in modes}
+            chunk_lists: dict[str, dict[int, list[tuple[int, float]]]] = {mode: {} for mode in modes}
+            documents_of_chunk: dict[int, str] = {}
             for mode in modes:
-                for query in queries:
+                for number, query in enumerate(queries):
                     outcome = await search.search([kb.id], query.text, PASSAGES_PER_QUERY, mode=mode)
-                    results[mode][query.language].append(scores(document_ranking(outcome.hits), query.relevant))
-                    if arguments.verbose and mode == modes[-1]:
-                        ranking = document_ranking(outcome.hits)[:5]
-                        print(f"  [{mode}] {query.text!r}: {ranking} (want {sorted(query.relevant)})")
+                    rankings[mode][number] = document_ranking(outcome.hits)
+                    chunk_lists[mode][number] = [(hit.chunk_id, hit.score) for hit in outcome.hits]
+                    documents_of_chunk.update({hit.chunk_id: str(hit.source) for hit in outcome.hits})
+                    if arguments.verbose and mode == modes[-1] and query.split == "held-out":
+                        print(
+                            f"  [{mode}] {query.text!r}: {rankings[mode][number][:5]} (want {sorted(query.relevant)})"
+                        )
         finally:
             await engine.dispose()
 
-    def mean(values: list[float]) -> float:
-        return sum(values) / len(values) if values else 0.0
+    def table(title: str, ranked: dict[str, dict[int, list[str]]], split: str) -> None:
+        print(f"\n### {title}\n")
+        print(
+            f"| mode | recall@{RECALL_AT} all | MRR@{MRR_AT} all | recall@{RECALL_AT} en | recall@{RECALL_AT} zh "
+            f"| recall@{RECALL_AT} mixed | queries (en / zh / mixed) |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for mode, by_query in ranked.items():
+            chosen = [(number, query) for number, query in enumerate(queries) if query.split == split]
+            measured = {number: scores(by_query[number], query.relevant) for number, query in chosen}
 
-    header = f"| mode | recall@{RECALL_AT} all | MRR@{MRR_AT} all | recall@{RECALL_AT} en | MRR@{MRR_AT} en | "
-    header += f"recall@{RECALL_AT} zh | MRR@{MRR_AT} zh |"
-    print(header)
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for mode in modes:
-        every = results[mode]["en"] + results[mode]["zh"]
-        cells = [
-            mean([recall for recall, _ in every]),
-            mean([reciprocal for _, reciprocal in every]),
-            mean([recall for recall, _ in results[mode]["en"]]),
-            mean([reciprocal for _, reciprocal in results[mode]["en"]]),
-            mean([recall for recall, _ in results[mode]["zh"]]),
-            mean([reciprocal for _, reciprocal in results[mode]["zh"]]),
-        ]
-        print(f"| {mode} | " + " | ".join(f"{cell:.3f}" for cell in cells) + " |")
+            def mean(language: str | None, part: int, measured: dict[int, tuple[float, float]] = measured) -> float:
+                values = [
+                    value[part]
+                    for number, value in measured.items()
+                    if language is None or queries[number].language == language
+                ]
+                return sum(values) / len(values) if values else 0.0
+
+            counts = " / ".join(
+                str(sum(1 for _, query in chosen if query.language == lang)) for lang in ("en", "zh", "mixed")
+            )
+            print(
+                f"| {mode} | {mean(None, 0):.3f} | {mean(None, 1):.3f} | {mean('en', 0):.3f} | {mean('zh', 0):.3f} "
+                f"| {mean('mixed', 0):.3f} | {counts} |"
+            )
+
+    def fused(k: int, weight: float) -> dict[int, list[str]]:
+        ranked: dict[int, list[str]] = {}
+        for number in range(len(queries)):
+            order = fuse(chunk_lists[LEXICAL][number], chunk_lists[VECTOR][number], k=k, vector_weight=weight)
+            documents: list[str] = []
+            for chunk_id, *_ in order:
+                if documents_of_chunk[chunk_id] not in documents:
+                    documents.append(documents_of_chunk[chunk_id])
+            ranked[number] = documents
+        return ranked
+
+    if arguments.tune and VECTOR in modes:
+        tuning = [(number, query) for number, query in enumerate(queries) if query.split == "tuning"]
+        grid = [(k, weight) for k in (5, 10, 20, 30, 60) for weight in (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)]
+
+        def objective(choice: tuple[int, float]) -> float:
+            ranked = fused(*choice)
+            return sum(sum(scores(ranked[number], query.relevant)) for number, query in tuning)
+
+        best = max(grid, key=objective)
+        print(f"\nfusion chosen on the tuning half: RRF k = {best[0]}, vector weight {best[1]} (lexical 1.0)")
+        table("held-out, fusion chosen on the tuning half", {"hybrid (tuned)": fused(*best)}, "held-out")
+
+    table("held-out (headline)", rankings, "held-out")
+    table("tuning", rankings, "tuning")
 
 
 def main() -> None:
@@ -195,7 +243,10 @@ def main() -> None:
     parser.add_argument("--lexical-only", action="store_true", help="skip the local embedding model")
     parser.add_argument("--chunk-size", type=int, default=800)
     parser.add_argument("--chunk-overlap", type=int, default=100)
-    parser.add_argument("--verbose", action="store_true", help="print each query's top documents (last mode)")
+    parser.add_argument("--verbose", action="store_true", help="print each held-out query's top documents (last mode)")
+    parser.add_argument(
+        "--tune", action="store_true", help="choose the fusion's k and vector weight on the tuning half"
+    )
     asyncio.run(run(parser.parse_args()))
 
 

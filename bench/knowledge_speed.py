@@ -6,7 +6,7 @@ characters), words drawn with their real frequencies from the labelled set of
 ``knowledge_eval.py`` (5% of sections Chinese). Documents go through the real
 pipeline: ``Ingestor.prepare`` (chunking, lexical tokens) then
 ``service.store_document`` in one transaction per document. Each chunk also stores
-a 384-dimension vector under the local model's name, so hybrid search works on as
+a vector (512 dimensions) under the local model's name, so hybrid search works on as
 many vectors as chunks; the vectors are random (model inference at this scale would
 take hours on 2 cores): inference speed is measured on its own, on real text.
 

@@ -205,10 +205,12 @@ class Tally:
 
 
 async def evaluate(
-    matcher: SkillMatcher, documents: list[SkillDocument], requests: Sequence[Request]
+    matcher: SkillMatcher, documents: list[SkillDocument], requests: Sequence[Request], min_score: float | None = None
 ) -> dict[str, list[str]]:
     return {
-        request.id: [match.skill_id for match in await matcher.match(documents, request.text, top_k=5)]
+        request.id: [
+            match.skill_id for match in await matcher.match(documents, request.text, top_k=5, min_score=min_score)
+        ]
         for request in requests
     }
 
@@ -287,6 +289,10 @@ async def main() -> None:
         print(f"\n## {mode} (gate threshold {threshold}, runner-up share {matching.RUNNER_UP_SHARE})")
         returned = await evaluate(matcher, documents, held_out)
         report(f"{mode}, held-out", held_out, returned)
+        raw = Tally()
+        for request, got in zip(held_out, (await evaluate(matcher, documents, held_out, 0.0)).values(), strict=True):
+            raw.add(request, got)
+        print(f"\nranking alone (minScore 0, no gate), held-out: recall@1 | recall@5 | ... = {raw.cells()}")
         if arguments.show_tuning:
             report(f"{mode}, tuning", tuning, await evaluate(matcher, documents, tuning))
         if arguments.misses:

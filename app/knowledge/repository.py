@@ -193,8 +193,26 @@ def _fts5_query(tokens: Sequence[str]) -> str:
     return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
 
 
-def _tsquery(tokens: Sequence[str]) -> str:
-    return " | ".join("'" + token.replace("\\", "").replace("'", "''") + "'" for token in tokens)
+def _tsquery(tokens: Sequence[str], operator: str) -> str:
+    return operator.join("'" + token.replace("\\", "").replace("'", "''") + "'" for token in tokens)
+
+
+#: PostgreSQL: how many matching chunks ts_rank reads at most for one query (see lexical_candidates).
+POSTGRES_RANK_POOL = 2000
+
+
+async def _ranked_postgres(session: AsyncSession, kb_id: str, query: str, limit: int) -> list[tuple[int, float]]:
+    """Chunks matching ``query`` (a tsquery), best first, ranking at most POSTGRES_RANK_POOL of them."""
+    statement = text(
+        f"SELECT m.id, ts_rank(m.{SEARCH_VECTOR_COLUMN}, q, 1) AS score "
+        f"FROM (SELECT c.id, c.{SEARCH_VECTOR_COLUMN} FROM chunk AS c, to_tsquery('simple', :query) AS q "
+        f"WHERE c.knowledge_base_id = :kb_id AND c.{SEARCH_VECTOR_COLUMN} @@ q LIMIT :pool) AS m, "
+        "to_tsquery('simple', :query) AS q ORDER BY score DESC, m.id LIMIT :limit"
+    )
+    rows = (
+        await session.execute(statement, {"query": query, "kb_id": kb_id, "limit": limit, "pool": POSTGRES_RANK_POOL})
+    ).all()
+    return [(int(chunk_id), float(score)) for chunk_id, score in rows]
 
 
 async def lexical_candidates(
@@ -218,14 +236,16 @@ async def lexical_candidates(
         rows = (await session.execute(statement, {"query": _fts5_query(tokens), "kb_id": kb_id, "limit": limit})).all()
         return [(int(chunk_id), -float(score)) for chunk_id, score in rows]
     if dialect == "postgresql":
-        statement = text(
-            f"SELECT c.id, ts_rank(c.{SEARCH_VECTOR_COLUMN}, q, 1) AS score "
-            "FROM chunk AS c, to_tsquery('simple', :query) AS q "
-            f"WHERE c.knowledge_base_id = :kb_id AND c.{SEARCH_VECTOR_COLUMN} @@ q "
-            "ORDER BY score DESC, c.id LIMIT :limit"
-        )
-        rows = (await session.execute(statement, {"query": _tsquery(tokens), "kb_id": kb_id, "limit": limit})).all()
-        return [(int(chunk_id), float(score)) for chunk_id, score in rows]
+        # ts_rank reads every matching row's tsvector: over an OR of common words at 100k
+        # chunks that is most of the table. So the chunks holding every query word are
+        # ranked first (few, and the best); only when they are too few are the chunks
+        # holding any word added, ranked among the first POSTGRES_RANK_POOL the index gives.
+        found = await _ranked_postgres(session, kb_id, _tsquery(tokens, " & "), limit)
+        if len(found) < limit and len(tokens) > 1:
+            seen = {chunk_id for chunk_id, _ in found}
+            extra = await _ranked_postgres(session, kb_id, _tsquery(tokens, " | "), limit + len(found))
+            found += [(chunk_id, score) for chunk_id, score in extra if chunk_id not in seen][: limit - len(found)]
+        return found
     raise NotImplementedError(f"no lexical index for {dialect}")
 
 

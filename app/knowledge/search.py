@@ -31,9 +31,12 @@ from app.knowledge.tokens import is_mostly_unspaced, jaccard, normalise, query_t
 
 logger = logging.getLogger("quiver.knowledge")
 
-#: The constant of reciprocal rank fusion (Cormack, Clarke & Büttcher, 2009): large enough
-#: that one list's top rank does not drown the other list.
-RRF_K = 60
+#: The constant of reciprocal rank fusion (Cormack, Clarke & Büttcher, 2009) and the weight
+#: of each list: chosen on the tuning half of bench/data/knowledge/queries.json
+#: (``bench/knowledge_eval.py --tune``), reported on the held-out half.
+RRF_K = 10
+LEXICAL_WEIGHT = 1.0
+VECTOR_WEIGHT = 3.0
 #: Below this cosine similarity a "nearest" vector is noise, not a match.
 MIN_VECTOR_SIMILARITY = 0.15
 #: Passages whose word 3-gram sets overlap this much are the same passage.
@@ -263,9 +266,14 @@ def _nearest(index: _VectorIndex, query: npt.NDArray[np.float32], depth: int) ->
 
 
 def fuse(
-    lexical: list[tuple[int, float]], vector: list[tuple[int, float]]
+    lexical: list[tuple[int, float]],
+    vector: list[tuple[int, float]],
+    *,
+    k: int = RRF_K,
+    lexical_weight: float = LEXICAL_WEIGHT,
+    vector_weight: float = VECTOR_WEIGHT,
 ) -> list[tuple[int, float, int | None, int | None]]:
-    """Reciprocal rank fusion of two (chunk id, raw score) lists, best first.
+    """Weighted reciprocal rank fusion of two (chunk id, raw score) lists, best first.
 
     Returns (chunk id, fused score, lexical rank, vector rank); ranks start at 1.
     Ties go to the better lexical rank, then the lower chunk id (stable order).
@@ -276,7 +284,9 @@ def fuse(
     for chunk_id in lexical_ranks.keys() | vector_ranks.keys():
         lexical_rank = lexical_ranks.get(chunk_id)
         vector_rank = vector_ranks.get(chunk_id)
-        score = sum(1.0 / (RRF_K + rank) for rank in (lexical_rank, vector_rank) if rank is not None)
+        score = (lexical_weight / (k + lexical_rank) if lexical_rank is not None else 0.0) + (
+            vector_weight / (k + vector_rank) if vector_rank is not None else 0.0
+        )
         fused.append((chunk_id, score, lexical_rank, vector_rank))
     fused.sort(key=lambda item: (-item[1], item[2] if item[2] is not None else 1 << 30, item[0]))
     return fused

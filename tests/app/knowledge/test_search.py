@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.knowledge import repository
 from app.knowledge.embeddings import EmbeddingError, Matrix
-from app.knowledge.search import RRF_K, KnowledgeSearch, fuse
+from app.knowledge.search import LEXICAL_WEIGHT, RRF_K, VECTOR_WEIGHT, KnowledgeSearch, fuse
 from tests.app.knowledge.support import ConceptEmbedder, add_document, ingestor, make_kb, make_space
 
 SessionFactory = async_sessionmaker[AsyncSession]
@@ -25,6 +25,22 @@ async def titles(search: KnowledgeSearch, kb_ids: list[str], query: str, top_k: 
 
 
 class TestLexical:
+    async def test_the_chunk_holding_every_word_is_found_past_a_crowd_of_partial_matches(
+        self, session_factory: SessionFactory, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # PostgreSQL ranks at most POSTGRES_RANK_POOL chunks of an OR query: made tiny
+        # here, the chunk with every query word must still come first (the AND pass).
+        monkeypatch.setattr(repository, "POSTGRES_RANK_POOL", 2)
+        space = await make_space(session_factory, "alpha")
+        kb = await make_kb(session_factory, space.id)
+        for number in range(6):
+            await add_document(session_factory, kb.id, f"Noise {number}", f"The invoice number {number} was printed.")
+        await add_document(session_factory, kb.id, "Target", "Approve the invoice before the quarterly audit closes.")
+
+        found = await titles(KnowledgeSearch(session_factory), [kb.id], "invoice audit approve", 3)
+
+        assert found[0] == "Target" and len(found) == 3
+
     async def test_best_match_first_with_citation_data(self, session_factory: SessionFactory) -> None:
         space = await make_space(session_factory, "alpha")
         kb = await make_kb(session_factory, space.id)
@@ -50,7 +66,7 @@ class TestLexical:
         )
         assert hit.text == "An index on a column speeds up database lookups."
         assert hit.knowledge_base_id == kb.id
-        assert hit.score == pytest.approx(1 / (RRF_K + 1))
+        assert hit.score == pytest.approx(LEXICAL_WEIGHT / (RRF_K + 1))
         assert (hit.lexical_rank, hit.vector_rank) == (1, None)
 
     async def test_more_matching_words_rank_higher(self, session_factory: SessionFactory) -> None:
@@ -232,7 +248,8 @@ class TestHybrid:
         assert outcome.hits[0].title == "Both"
         assert outcome.hits[0].lexical_rank is not None and outcome.hits[0].vector_rank is not None
         assert outcome.hits[0].score == pytest.approx(
-            1 / (RRF_K + outcome.hits[0].lexical_rank) + 1 / (RRF_K + outcome.hits[0].vector_rank)
+            LEXICAL_WEIGHT / (RRF_K + outcome.hits[0].lexical_rank)
+            + VECTOR_WEIGHT / (RRF_K + outcome.hits[0].vector_rank)
         )
 
     async def test_an_english_only_model_is_not_asked_about_chinese_queries(
@@ -383,15 +400,20 @@ class TestPartialFailure:
 
 class TestFuse:
     def test_reciprocal_rank_fusion(self) -> None:
-        fused = fuse([(1, 9.0), (2, 5.0), (3, 1.0)], [(3, 0.9), (4, 0.8)])
+        fused = fuse([(1, 9.0), (2, 5.0), (3, 1.0)], [(3, 0.9), (4, 0.8)], k=60, vector_weight=1.0)
         scores = {chunk_id: score for chunk_id, score, *_ in fused}
-        assert scores[3] == pytest.approx(1 / (RRF_K + 3) + 1 / (RRF_K + 1))
-        assert scores[1] == pytest.approx(1 / (RRF_K + 1))
+        assert scores[3] == pytest.approx(1 / 63 + 1 / 61)
+        assert scores[1] == pytest.approx(1 / 61)
         # 2 (lexical rank 2) and 4 (vector rank 2) tie: the lexical one goes first.
         assert [chunk_id for chunk_id, *_ in fused] == [3, 1, 2, 4]
 
+    def test_the_weights_favour_one_list(self) -> None:
+        lexical, vector = [(1, 9.0), (2, 5.0)], [(2, 0.9), (3, 0.8)]
+        assert [chunk_id for chunk_id, *_ in fuse(lexical, vector, k=10, vector_weight=3.0)][:2] == [2, 3]
+        assert [chunk_id for chunk_id, *_ in fuse(lexical, vector, k=10, vector_weight=0.5)][:2] == [2, 1]
+
     def test_ties_prefer_the_lexical_list(self) -> None:
-        fused = fuse([(7, 1.0)], [(8, 1.0)])
+        fused = fuse([(7, 1.0)], [(8, 1.0)], vector_weight=1.0)
         assert [(chunk_id, lexical, vector) for chunk_id, _, lexical, vector in fused] == [(7, 1, None), (8, None, 1)]
 
     def test_candidates_from_several_knowledge_bases_merge_by_raw_score(self) -> None:
