@@ -246,7 +246,9 @@ async def main() -> None:
     parser.add_argument("--no-embeddings", action="store_true", help="lexical only (skip the local model)")
     parser.add_argument("--calibrate", action="store_true", help="refit the calibration on the tuning half")
     parser.add_argument("--show-tuning", action="store_true", help="also print the tuning half's tables")
-    parser.add_argument("--misses", action="store_true", help="print the held-out requests that went wrong")
+    parser.add_argument(
+        "--misses", action="store_true", help="print the tuning requests that went wrong (never study the held-out)"
+    )
     parser.add_argument("--seed", type=int, default=20261201)
     arguments = parser.parse_args()
 
@@ -296,8 +298,9 @@ async def main() -> None:
         if arguments.show_tuning:
             report(f"{mode}, tuning", tuning, await evaluate(matcher, documents, tuning))
         if arguments.misses:
-            for request in held_out:
-                got = returned[request.id]
+            tuning_returned = await evaluate(matcher, documents, tuning)
+            for request in tuning:
+                got = tuning_returned[request.id]
                 wrong = (request.expected and not any(s in request.expected for s in got[:5])) or (
                     not request.expected and got
                 )

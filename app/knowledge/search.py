@@ -34,7 +34,7 @@ logger = logging.getLogger("quiver.knowledge")
 #: The constant of reciprocal rank fusion (Cormack, Clarke & Büttcher, 2009) and the weight
 #: of each list: chosen on the tuning half of bench/data/knowledge/queries.json
 #: (``bench/knowledge_eval.py --tune``), reported on the held-out half.
-RRF_K = 10
+RRF_K = 5
 LEXICAL_WEIGHT = 1.0
 VECTOR_WEIGHT = 3.0
 #: Below this cosine similarity a "nearest" vector is noise, not a match.
