@@ -184,8 +184,8 @@ EVERYDAY_TOPICS = (
 )
 GATE_FEATURES = (*FEATURES, "probability", "probability_gap")
 # Lexical only, and per embedding model. A model without its own calibration (any
-# QUIVER_EMBEDDINGS=openai model) uses GENERIC_SEMANTIC: the local model's weights on the
-# relative similarity features only (lift, gap), whose scale varies least between models.
+# QUIVER_EMBEDDINGS=openai model) uses GENERIC_SEMANTIC, the local model's: its similarity
+# scale may differ, so its scores are not calibrated for it (refit with --calibrate).
 LEXICAL_CALIBRATION = Calibration(
     candidate=(-7.996, 9.926, 2.823, 0.013, -0.321, 6.997, 0.0, 0.0, 0.0, 0.0),
     gate=(-7.802, 20.345, -5.085, 2.817, 6.059, -3.682, 0.0, 0.0, 0.0, 0.0, 0.379, 0.071),

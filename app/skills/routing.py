@@ -4,12 +4,11 @@ The prompt builder calls :func:`route_skills` with the skills :func:`resolve_ski
 gave and the current message. At or under the limit every skill is chosen, as before.
 Over it, each skill is scored against the message (the matcher of ``matchSkills``:
 lexical, plus embeddings when configured; no re-rank, to keep a model call off the
-prompt path) and the best ``limit`` at or above a low minimum score are chosen. The
-minimum is far below matchSkills' on purpose: routing has ``limit`` slots to fill, and
-leaving out the one skill the message needs costs more than injecting a weak extra
-(bench/skill_match_eval.py: with 0.05 the right skill survives 97% of the time and
-87-92% of the skill prompt is saved). Chosen skills keep their bound order, so the
-prompt stays stable between messages.
+prompt path) and the best ``limit`` candidates whose calibrated probability reaches a low
+minimum are chosen. There is no per-request gate here on purpose: routing has ``limit``
+slots to fill, and leaving out the one skill the message needs costs more than injecting
+a weak extra. Chosen skills keep their bound order, so the prompt stays stable between
+messages.
 """
 
 from __future__ import annotations
