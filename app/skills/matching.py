@@ -30,8 +30,9 @@ Two stages, as a dispatcher works:
    ``threshold`` nothing is returned, above it the best candidate and those within
    ``RUNNER_UP_SHARE`` of it. Both were fitted on the tuning half of
    ``bench/data/skills/requests.json`` (never the held-out half), once for lexical
-   matching and once per embedding model, so a score means the same thing whichever model
-   produced it. ``min_score`` replaces the gate with a plain cut (``0``: the raw top-k,
+   matching and once per embedding model, so a score means the same thing whichever
+   calibrated model produced it (another model borrows the local model's calibration:
+   ``GENERIC_SEMANTIC``). ``min_score`` replaces the gate with a plain cut (``0``: the raw top-k,
    for a dispatcher that decides itself).
 
    With a re-rank model (``app.skills.rerank``) the best candidates — including those
