@@ -4,7 +4,6 @@ and accessible name. Screenshots land in artifacts/console/ (not committed)."""
 from __future__ import annotations
 
 import re
-import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -331,8 +330,38 @@ class TestRoles:
         assert "Create tool" in await create_controls(visit)
 
 
-class TestRevocation:
-    async def test_revoking_the_key_in_use_signs_the_console_out_with_the_reason(
+class TestApiKeys:
+    async def test_create_a_key_sign_in_with_it_revoke_it_and_be_signed_out(self, visit: Visit) -> None:
+        page = visit.page
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.go("API keys")
+        await page.get_by_role("button", name="Create API key").click()
+        form = page.get_by_role("form", name="Create API key")
+        await form.get_by_label("Role").select_option("ADMIN")
+        label = unique("temporary admin")
+        await form.get_by_label("Label").fill(label)
+        await form.get_by_role("button", name="Create key").click()
+        secret = await page.get_by_label("Secret", exact=True).input_value()
+        assert secret.startswith("qk_")
+        await visit.screenshot("created")
+        await page.get_by_role("button", name="Done").click()
+        # Shown once: gone from the page for good.
+        assert secret not in await page.content()
+
+        await page.get_by_role("button", name="Sign out").click()
+        await visit.sign_in(secret)
+        await visit.go("API keys")
+        await expect(page.get_by_role("row").filter(has_text=label)).to_contain_text("in use here")
+        await page.get_by_role("button", name=f"Revoke {label}").click()
+        await page.get_by_role("button", name=f"Confirm revoke {label}").click()
+        revoked_at = time.monotonic()
+
+        await expect(page.get_by_label("API key")).to_be_visible(timeout=SIGN_OUT_DEADLINE_MS)
+        assert time.monotonic() - revoked_at < SIGN_OUT_DEADLINE_MS / 1000
+        await expect(page.get_by_role("alert")).to_contain_text("revoked")
+        await visit.screenshot("signed-out")
+
+    async def test_a_key_revoked_elsewhere_signs_the_console_out_with_the_reason(
         self, visit: Visit, quiver: Quiver
     ) -> None:
         space = await quiver.create_space(unique("revoked").replace("-", "_"))
@@ -341,14 +370,16 @@ class TestRevocation:
         await visit.go("Tools")
 
         key_id = (await quiver.graphql("{ viewer { keyId } }", key=key))["viewer"]["keyId"]
-        with sqlite3.connect(quiver.directory / "quiver.db") as database:
-            database.execute("UPDATE api_key SET revoked_at = CURRENT_TIMESTAMP WHERE id = ?", (key_id,))
+        revoked = await quiver.graphql(
+            "mutation R($input: RevokeApiKeyInput!) { revokeApiKey(input: $input) { userErrors { message } } }",
+            {"input": {"id": key_id}},
+        )
+        assert revoked["revokeApiKey"]["userErrors"] == []
         revoked_at = time.monotonic()
 
         await expect(visit.page.get_by_label("API key")).to_be_visible(timeout=SIGN_OUT_DEADLINE_MS)
         assert time.monotonic() - revoked_at < SIGN_OUT_DEADLINE_MS / 1000
         await expect(visit.page.get_by_role("alert")).to_contain_text("revoked")
-        await visit.screenshot("signed-out")
         assert await quiver.status_for(key) == 401
 
 
