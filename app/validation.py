@@ -2,31 +2,36 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 from app.errors import DomainError
+from app.jsonschemas import UnsafeSchemaError, vet
 
 SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$")
 STATUSES = ("ACTIVE", "DISABLED", "ARCHIVED")
+#: Longest JSON Schema stored (as compact JSON); real tool schemas are a few KB.
+MAX_SCHEMA_CHARS = 100_000
 
 
 def check_json_schema(schema: Any, field: Sequence[str], *, require_object: bool) -> dict[str, Any]:
-    """A JSON Schema valid against the 2020-12 meta-schema (and ``type: object`` if asked)."""
+    """A JSON Schema valid against the 2020-12 meta-schema, safe to serve (see app.jsonschemas:
+    local references only, linear-time patterns, no endless reference cycles), and
+    ``type: object`` if asked."""
     if not isinstance(schema, dict):
         raise DomainError("INVALID_SCHEMA", "A JSON Schema must be a JSON object.", field)
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as error:
-        where = "/".join(str(part) for part in error.absolute_path) or "(root)"
+    size = len(json.dumps(schema, separators=(",", ":")))
+    if size > MAX_SCHEMA_CHARS:
         raise DomainError(
-            "INVALID_SCHEMA", f"Not a valid JSON Schema (2020-12) at {where}: {error.message}", field
-        ) from None
+            "INVALID_SCHEMA", f"The schema is {size} characters of JSON; at most {MAX_SCHEMA_CHARS} are stored.", field
+        )
+    try:
+        vet(schema)
+    except UnsafeSchemaError as problem:
+        raise DomainError("INVALID_SCHEMA", f"Refused at {problem.where}: {problem.message}.", field) from None
     if require_object and schema.get("type") != "object":
         raise DomainError(
             "INVALID_SCHEMA",

@@ -19,8 +19,14 @@ Rules, in the order a sync applies them:
 - Names: ``tool_id`` holds the exact MCP name (the executor calls the server with it).
   ``name`` is the identifier models see, so a name outside ``^[a-zA-Z0-9_-]{1,64}$`` is
   stored with every other character replaced by ``_`` and cut to 64 characters; the
-  label keeps the original. A tool whose id would not fit, or whose schemas are not
-  valid JSON Schema, is skipped and reported (and treated as not listed).
+  label keeps the original. A tool whose id would not fit is skipped and reported (and
+  treated as not listed).
+- A tool whose schemas are refused (not valid JSON Schema, or unsafe to serve: a ``$ref``
+  outside the schema, a pattern RE2 cannot run, a reference cycle; see app.jsonschemas)
+  is never served: a new one is not stored; a stored one keeps its last accepted schemas,
+  becomes DISABLED and gets the tag ``mcp:schema-refused`` (removed, and the tool
+  re-activated, once the server lists an acceptable schema again). Each refusal is in
+  the report and, with its reason, in the server's ``lastError``.
 
 The sync runs its own transactions (it is a boundary, like a request): the listing
 happens with no transaction open, then one transaction applies every change.
@@ -51,6 +57,9 @@ from app.validation import check_json_schema
 
 DRIFT_POLICIES = ("flag", "disable")
 VANISHED_TAG = "mcp:vanished"
+SCHEMA_REFUSED_TAG = "mcp:schema-refused"
+#: Tags by which a sync knows that the platform, not an admin, disabled a tool.
+PLATFORM_TAGS = (VANISHED_TAG, SCHEMA_REFUSED_TAG)
 #: The whole listing, every page included.
 LIST_TIMEOUT_S = 60.0
 MCP_TIMEOUT_MS = 15_000
@@ -61,6 +70,14 @@ MODEL_SAFE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 UNSAFE_CHARACTERS = re.compile(r"[^a-zA-Z0-9_-]")
 
 Progress = Callable[[str, int, int | None], None]
+
+
+class RefusedSchemaError(ValueError):
+    """A listed tool's schema cannot be served; the tool is known by id."""
+
+    def __init__(self, tool_id: str, reason: str) -> None:
+        super().__init__(reason)
+        self.tool_id = tool_id
 
 
 class McpSyncError(DomainError):
@@ -87,6 +104,8 @@ class SyncReport:
     reactivated: list[str] = field(default_factory=list)
     #: ``"name: reason"`` for tools that could not be stored.
     skipped: list[str] = field(default_factory=list)
+    #: ``"name: reason"`` for tools whose schemas were refused (also in ``skipped``).
+    refused: list[str] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -145,7 +164,7 @@ def _convert(server_id: str, tool: types.Tool) -> _Listed:
             else None
         )
     except DomainError as error:
-        raise ValueError(error.message) from None
+        raise RefusedSchemaError(tool_id, f"{'/'.join(error.field or [])}: {error.message}") from None
     annotations = tool.annotations
     # The MCP display-name order: title, then annotations.title, then name.
     label = tool.title or (annotations.title if annotations else None) or tool.name
@@ -215,8 +234,8 @@ class _Applier:
             stored.side_effect = "WRITE"
             is_changed = True
         status = stored.status
-        if VANISHED_TAG in (stored.tags or []):
-            stored.tags = [tag for tag in stored.tags if tag != VANISHED_TAG]
+        if any(tag in PLATFORM_TAGS for tag in stored.tags or []):
+            stored.tags = [tag for tag in stored.tags if tag not in PLATFORM_TAGS]
             is_changed = True
             if status == "DISABLED":
                 status = "ACTIVE"
@@ -227,6 +246,18 @@ class _Applier:
             stored.status = status
             is_changed = True
         (report.updated if is_changed else report.unchanged).append(stored.tool_id)
+
+    def refuse(self, stored: ToolDefinition) -> None:
+        """The server lists the tool with schemas the platform will not serve: the stored,
+        accepted schemas stay; the tool is disabled unless an admin already disabled it."""
+        tags = stored.tags or []
+        platform_disabled = stored.status == "DISABLED" and any(tag in PLATFORM_TAGS for tag in tags)
+        if stored.status != "ACTIVE" and not platform_disabled:
+            return
+        if stored.status == "ACTIVE":
+            stored.status = "DISABLED"
+            self.report.disabled.append(stored.tool_id)
+        stored.tags = [*(tag for tag in tags if tag not in PLATFORM_TAGS), SCHEMA_REFUSED_TAG]
 
     def vanish(self, stored: ToolDefinition) -> None:
         self.report.vanished.append(stored.tool_id)
@@ -330,6 +361,14 @@ async def _apply(
     for done, tool in enumerate(listing, start=1):
         try:
             listed = _convert(server_id, tool)
+        except RefusedSchemaError as refusal:
+            report.skipped.append(f"{tool.name}: {refusal}")
+            report.refused.append(f"{tool.name}: {refusal}")
+            listed_ids.add(refusal.tool_id)
+            if (refused_tool := stored_tools.get(refusal.tool_id)) is not None:
+                applier.refuse(refused_tool)
+            notify("apply", done, total)
+            continue
         except ValueError as reason:
             report.skipped.append(f"{tool.name}: {reason}")
             notify("apply", done, total)
@@ -350,5 +389,6 @@ async def _apply(
         if tool_id not in listed_ids:
             applier.vanish(stored)
     server.last_synced_at = applier.now
-    server.last_error = None
+    # A sync that refused tools says which and why where admins look: the server's lastError.
+    server.last_error = ("Not served: " + "; ".join(report.refused))[:MAX_ERROR_CHARS] if report.refused else None
     await session.flush()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema.protocols import Validator
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -43,6 +43,7 @@ from app.gateway.executors.base import Executor, Invocation
 from app.gateway.models import IdempotencyRecord
 from app.gateway.quotas import QuotaGuard
 from app.ids import new_id
+from app.jsonschemas import UnsafeSchemaError, validator_for
 from app.principal import Principal
 from app.tools import repository as tools_repository
 from app.tools.models import ToolDefinition
@@ -129,7 +130,9 @@ class ResolvedTool:
     space_exists: bool
     tool: ToolDefinition | None
     visible: bool
-    validator: Draft202012Validator | None
+    validator: Validator | None
+    #: Why the tool's stored schema cannot be served (stored before it was vetted), if so.
+    schema_problem: str | None = None
 
 
 class ToolGateway:
@@ -236,7 +239,7 @@ class ToolGateway:
 
     # ------------------------------------------------------------ steps
 
-    async def _resolve(self, request: CallRequest) -> tuple[ToolDefinition, Draft202012Validator] | None:
+    async def _resolve(self, request: CallRequest) -> tuple[ToolDefinition, Validator] | None:
         """The tool and its argument validator; None when the space is out of the caller's reach."""
         principal = request.principal
         if not principal.can_read_space(request.space_id):
@@ -247,8 +250,14 @@ class ToolGateway:
         if not resolved.space_exists:
             return None
         tool, validator = resolved.tool, resolved.validator
-        if tool is None or validator is None or not resolved.visible:
+        if tool is None or not resolved.visible:
             raise _not_available(request.tool_id)
+        if validator is None:
+            raise ToolFailure(
+                TOOL_NOT_AVAILABLE,
+                "This tool's input schema cannot be served; an admin must correct it.",
+                resolved.schema_problem,
+            )
         if not principal.can_invoke_in_space(request.space_id):
             raise ToolFailure(PERMISSION_DENIED, "This key may not call tools.", f"role {principal.role.value}")
         if tool.allowed_roles and not principal.is_admin and principal.role.value not in tool.allowed_roles:
@@ -262,10 +271,18 @@ class ToolGateway:
     async def _load(self, space_id: str, tool_id: str) -> ResolvedTool:
         async with self.session_factory() as session:
             space_exists, tool, visible = await tools_repository.tool_for_call(session, tool_id, space_id)
-        validator = Draft202012Validator(tool.input_schema) if tool is not None else None
+        if tool is None:
+            return ResolvedTool(space_exists, tool, visible, None)
+        try:
+            # Compiled once per distinct schema, shared by every tool and space that uses it.
+            validator = validator_for(tool.input_schema)
+        except UnsafeSchemaError as problem:
+            return ResolvedTool(
+                space_exists, tool, visible, None, f"input schema refused at {problem.where}: {problem.message}"
+            )
         return ResolvedTool(space_exists, tool, visible, validator)
 
-    def _check(self, request: CallRequest, tool: ToolDefinition, validator: Draft202012Validator) -> dict[str, Any]:
+    def _check(self, request: CallRequest, tool: ToolDefinition, validator: Validator) -> dict[str, Any]:
         if not isinstance(request.arguments, dict):
             raise ToolFailure(PARAM_INVALID, "Arguments must be a JSON object.", "(root): not an object")
         # Platform-held values win: the caller can never set or override them.

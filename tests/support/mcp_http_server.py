@@ -10,6 +10,7 @@ the server between two syncs by rewriting the file (no restart):
 - ``removed``: names of tools to leave out of ``tools/list``;
 - ``descriptions``: description overrides by tool name;
 - ``input_schemas``: input schema overrides by tool name;
+- ``output_schemas``: output schema overrides by tool name;
 - ``extra``: how many filler tools (``extra_00`` …) to add;
 - ``writable``: names of tools whose ``readOnlyHint`` is dropped;
 - ``odd_name``: add ``files.read/v2``, a name models cannot take as is;
@@ -106,6 +107,7 @@ class State:
         removed = set(state.get("removed", []))
         descriptions: dict[str, str] = state.get("descriptions", {})
         input_schemas: dict[str, dict[str, Any]] = state.get("input_schemas", {})
+        output_schemas: dict[str, dict[str, Any]] = state.get("output_schemas", {})
         tools = [tool for tool in _base_tools() if tool.name not in removed]
         tools += [
             types.Tool(name=f"extra_{index:02d}", description=f"Filler tool {index}.", input_schema=OBJECT)
@@ -122,6 +124,8 @@ class State:
                 tool.description = descriptions[tool.name]
             if tool.name in input_schemas:
                 tool.input_schema = input_schemas[tool.name]
+            if tool.name in output_schemas:
+                tool.output_schema = output_schemas[tool.name]
             if tool.name in writable:
                 tool.annotations = None
         return tools

@@ -57,6 +57,7 @@ from app.gateway.envelope import (
     ToolFailure,
 )
 from app.gateway.executors.base import CappedExecutor, Invocation
+from app.jsonschemas import UnsafeSchemaError, validator_for
 from app.tools import repository
 from app.tools.models import McpServer, ToolDefinition
 
@@ -210,6 +211,20 @@ class _WatchedReadStream:
     ) -> bool | None:
         await self.aclose()
         return None
+
+
+class VettedClientSession(ClientSession):
+    """The SDK checks a structured result against the outputSchema the server lists, with a
+    validator of its own whose ``pattern`` runs on Python's backtracking ``re``; a hostile
+    server could freeze the loop with it. Here that validator is the platform's: vetted,
+    no retrieval, patterns on RE2, compiled once per schema (see app.jsonschemas)."""
+
+    def _output_schema_validator(self, name: str, output_schema: dict[str, Any]) -> Any:
+        try:
+            return validator_for(output_schema)
+        except UnsafeSchemaError as problem:
+            # The SDK turns this into the call's failure, as it does for a schema it cannot compile.
+            raise RuntimeError(f"Invalid schema for tool {name}: {problem}") from None
 
 
 class _Connection:
@@ -653,7 +668,7 @@ class McpSessionPool:
             async with AsyncExitStack() as stack:
                 read_stream, write_stream = await stack.enter_async_context(self._transport(connection))
                 session = await stack.enter_async_context(
-                    ClientSession(
+                    VettedClientSession(
                         _WatchedReadStream(read_stream, connection.mark_broken),
                         write_stream,
                         client_info=CLIENT_INFO,

@@ -368,3 +368,50 @@ class TestEgressRefusalReports:
                 await client.request(method, "http://mcp.example/mcp", json=body)
 
         assert reports == [("'mcp.example' resolves to 10.0.0.7", of_request)]
+
+
+class TestOutputSchemas:
+    """Structured results are checked with the platform's validator (issue #11, item 5)."""
+
+    async def test_output_patterns_follow_json_schema_on_a_linear_time_engine(
+        self, executor: McpExecutor, server: HttpMcpServer, server_id: str
+    ) -> None:
+        server.set_state(
+            {
+                "output_schemas": {
+                    "weather": {
+                        "type": "object",
+                        "properties": {"city": {"type": "string", "pattern": "^(\\d+|(a+)+)$"}},
+                    }
+                }
+            }
+        )
+        try:
+            assert await executor.execute(invocation(mcp_tool(server_id, "weather"), {"city": "042"})) == {
+                "city": "042",
+                "celsius": 21.5,
+            }
+            # ECMA-262's \d is [0-9] (Python's re matches other scripts' digits too); a
+            # backtracking engine would take seconds on the second city.
+            for city in ("٣", "a" * 28 + "!"):
+                failure = await failure_of(executor, server_id, "weather", {"city": city})
+                assert "does not match" in (failure.error.detail or "") + failure.error.message, failure.error
+        finally:
+            server.set_state({})
+
+    async def test_an_output_schema_with_a_remote_ref_fails_the_call_without_fetching(
+        self, executor: McpExecutor, server: HttpMcpServer, server_id: str
+    ) -> None:
+        server.set_state(
+            {
+                "output_schemas": {
+                    "weather": {"type": "object", "properties": {"city": {"$ref": "http://127.0.0.1:9/s"}}}
+                }
+            }
+        )
+        try:
+            failure = await failure_of(executor, server_id, "weather", {"city": "Oslo"})
+        finally:
+            server.set_state({})
+
+        assert "does not point inside this schema" in (failure.error.detail or "") + failure.error.message

@@ -249,3 +249,60 @@ class TestServerRecord:
     async def test_an_unknown_server_is_not_found(self, session_factory: SessionFactory, pool: McpSessionPool) -> None:
         with pytest.raises(NotFoundError):
             await sync_server(session_factory, pool, "mcp_unknown")
+
+
+class TestRefusedSchemas:
+    """Schemas the platform will not serve (issue #11, items 1 and 5): never served, flagged with the reason."""
+
+    REMOTE = {"type": "object", "properties": {"message": {"$ref": "http://127.0.0.1:9/enum"}}}
+
+    async def test_a_new_tool_with_a_remote_ref_is_not_stored_and_the_reason_is_kept(
+        self, session_factory: SessionFactory, pool: McpSessionPool, server: HttpMcpServer, server_id: str
+    ) -> None:
+        server.set_state({"input_schemas": {"echo": self.REMOTE}})
+
+        report = await sync_server(session_factory, pool, server_id)
+
+        assert [entry.split(":")[0] for entry in report.refused] == ["echo"]
+        assert "/properties/message/$ref" in report.refused[0]
+        assert mcp_tool_id(server_id, "echo") not in report.added
+        server_row = await load_server(session_factory, server_id)
+        assert server_row.last_error is not None and server_row.last_error.startswith("Not served: echo: ")
+        assert "/properties/message/$ref" in server_row.last_error
+
+    async def test_a_stored_tool_whose_schema_turns_unsafe_is_disabled_keeps_its_schema_and_comes_back(
+        self, session_factory: SessionFactory, pool: McpSessionPool, server: HttpMcpServer, server_id: str
+    ) -> None:
+        await sync_server(session_factory, pool, server_id)
+        echo_id = mcp_tool_id(server_id, "echo")
+        accepted = (await load_tool(session_factory, echo_id)).input_schema
+        server.set_state({"input_schemas": {"echo": {"type": "object", "properties": {"m": {"pattern": "(a)\\1"}}}}})
+
+        report = await sync_server(session_factory, pool, server_id)
+
+        echo = await load_tool(session_factory, echo_id)
+        assert (echo.status, echo.tags, echo.input_schema) == ("DISABLED", ["mcp:schema-refused"], accepted)
+        assert echo_id in report.disabled and echo_id not in report.vanished
+
+        server.set_state({})
+        report = await sync_server(session_factory, pool, server_id)
+
+        echo = await load_tool(session_factory, echo_id)
+        assert (echo.status, echo.tags) == ("ACTIVE", [])
+        assert echo_id in report.reactivated
+        assert (await load_server(session_factory, server_id)).last_error is None
+
+    async def test_a_tool_an_admin_disabled_stays_disabled_after_a_refusal(
+        self, session_factory: SessionFactory, pool: McpSessionPool, server: HttpMcpServer, server_id: str
+    ) -> None:
+        await sync_server(session_factory, pool, server_id)
+        echo_id = mcp_tool_id(server_id, "echo")
+        async with session_factory() as session, session.begin():
+            await set_tool_status(session, SYSTEM_PRINCIPAL, echo_id, "DISABLED")
+        server.set_state({"input_schemas": {"echo": self.REMOTE}})
+        await sync_server(session_factory, pool, server_id)
+        server.set_state({})
+
+        await sync_server(session_factory, pool, server_id)
+
+        assert (await load_tool(session_factory, echo_id)).status == "DISABLED"

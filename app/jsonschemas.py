@@ -1,0 +1,313 @@
+"""Tenants' JSON Schemas: vetted once when stored, compiled once, and validated without
+ever retrieving anything or backtracking.
+
+- References resolve only inside the schema itself (``#/…``, ``$defs``, anchors, embedded
+  ``$id`` resources). The registry every validator gets refuses retrieval, so even a
+  stored schema that was never vetted cannot make the server fetch a URL or read a file.
+- ``pattern`` and ``patternProperties`` run on RE2, whose matching time is linear in
+  the input: a pattern RE2 cannot compile (back-references, look-around) is refused when
+  the schema is stored. jsonschema's ``unevaluatedProperties`` matches
+  ``patternProperties`` with Python's backtracking ``re`` internally, so the two are
+  refused together.
+- A cycle of references that never descends into the instance (``a → $ref b → $ref a``)
+  would recurse until the stack ends; it is refused. Recursion through ``properties``,
+  ``items`` … (a tree) is fine: it is bounded by the instance's depth, which the gateway
+  bounds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import re2
+from jsonschema import Draft202012Validator, ValidationError
+from jsonschema.exceptions import SchemaError
+from jsonschema.protocols import Validator
+from jsonschema.validators import extend
+from referencing import Registry, Resource
+from referencing.exceptions import NoSuchResource, Unresolvable
+from referencing.jsonschema import DRAFT202012
+
+#: Keywords whose value is one subschema applied to the same instance.
+_IN_PLACE_ONE: tuple[str, ...] = ("not", "if", "then", "else")
+#: … a list of such subschemas.
+_IN_PLACE_MANY: tuple[str, ...] = ("allOf", "anyOf", "oneOf")
+#: … a map of them.
+_IN_PLACE_MAP: tuple[str, ...] = ("dependentSchemas",)
+#: Keywords whose subschemas apply to parts of the instance (one level down).
+_DESCENDING_ONE: tuple[str, ...] = (
+    "additionalProperties",
+    "unevaluatedProperties",
+    "items",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+)
+_DESCENDING_MANY: tuple[str, ...] = ("prefixItems",)
+_DESCENDING_MAP: tuple[str, ...] = ("properties", "patternProperties")
+#: Schemas that are not applied to anything but may be referenced.
+_DEFINITIONS: tuple[str, ...] = ("$defs", "definitions")
+_REFERENCES = ("$ref", "$dynamicRef")
+#: Far beyond any real tool's schema; keeps vetting and validation off the recursion limit.
+MAX_SCHEMA_DEPTH = 64
+
+
+class UnsafeSchemaError(ValueError):
+    """Why a schema is refused; ``where`` is a JSON pointer into the schema."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{message} (at {where or '(root)'})")
+        self.where = where or "(root)"
+        self.message = message
+
+
+def _refuse_retrieval(uri: str) -> Resource[Any]:
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # an attrs class mypy cannot see into
+
+
+#: Knows no document: every reference outside the schema being validated is unresolvable.
+NO_RETRIEVAL: Registry[Any] = Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a refused pattern is the tenant's mistake, answered as such
+
+
+@lru_cache(maxsize=4096)
+def compile_pattern(pattern: str) -> Any:
+    """The RE2 program of a schema pattern; raises ``re2.error`` for what RE2 cannot run."""
+    return re2.compile(pattern, _RE2_OPTIONS)
+
+
+def _search(pattern: str, text: str) -> bool:
+    return compile_pattern(pattern).search(text) is not None
+
+
+def _excerpt(text: str) -> str:
+    return repr(text) if len(text) <= 80 else f"{text[:77]!r}... ({len(text)} characters)"
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not _search(pattern, instance):
+        yield ValidationError(f"{_excerpt(instance)} does not match {pattern!r}")
+
+
+def _pattern_properties(
+    validator: Any, pattern_properties: dict[str, Any], instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in pattern_properties.items():
+        for key, value in instance.items():
+            if _search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator: Any, additional: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    properties = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    extras = [
+        key for key in instance if key not in properties and not any(_search(pattern, key) for pattern in patterns)
+    ]
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif not additional and extras:
+        listed = ", ".join(repr(extra) for extra in sorted(extras, key=str))
+        if patterns:
+            yield ValidationError(f"{listed} do not match any of the regexes: {', '.join(map(repr, sorted(patterns)))}")
+        else:
+            yield ValidationError(f"Additional properties are not allowed ({listed} unexpected)")
+
+
+#: Draft 2020-12 with the regex keywords on RE2.
+LinearTimeValidator = extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator,
+    validators={
+        "pattern": _pattern,
+        "patternProperties": _pattern_properties,
+        "additionalProperties": _additional_properties,
+    },
+)
+
+
+@lru_cache(maxsize=1024)
+def _compiled(canonical: str) -> Validator:
+    schema = json.loads(canonical)
+    vet(schema)
+    validator: Validator = LinearTimeValidator(schema, registry=NO_RETRIEVAL)
+    return validator
+
+
+def compiled_cache_info() -> Any:
+    """Hits and misses of the compiled-validator cache (tests show one compilation per schema)."""
+    return _compiled.cache_info()
+
+
+def validator_for(schema: dict[str, Any]) -> Validator:
+    """The validator of a schema, vetted and compiled once per distinct schema and shared by
+    every call that uses it. Raises ``UnsafeSchemaError`` for a schema ``vet`` refuses (one
+    stored before vetting existed); refusals are not cached."""
+    return _compiled(json.dumps(schema, sort_keys=True))
+
+
+# ------------------------------------------------------------------ vetting
+
+
+@dataclass
+class _Node:
+    where: str
+    in_place: list[int]
+
+
+def _pointer(parts: list[str]) -> str:
+    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+class _Vetter:
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+        self.nodes: dict[int, _Node] = {}
+        self.uses_unevaluated_properties = False
+        self.first_pattern_properties: str | None = None
+        self.references: list[tuple[_Node, str, list[str], Any]] = []
+        root = DRAFT202012.create_resource(schema)
+        self.root_resolver = NO_RETRIEVAL.resolver_with_root(root)
+
+    def run(self) -> None:
+        self._walk(self.schema, [], self.root_resolver)
+        # After the walk, so each schema is named by its own place rather than by a reference to it.
+        while self.references:
+            node, reference, parts, resolver = self.references.pop()
+            target, target_resolver = self._resolve(reference, parts, resolver)
+            node.in_place.append(id(target))
+            # A target outside the known keywords (``#/x`` with an unknown ``x``) is a schema too.
+            self._walk(target, parts, target_resolver)
+        if self.uses_unevaluated_properties and self.first_pattern_properties is not None:
+            raise UnsafeSchemaError(
+                self.first_pattern_properties,
+                "patternProperties cannot be combined with unevaluatedProperties",
+            )
+        self._refuse_reference_cycles()
+
+    def _walk(self, schema: Any, parts: list[str], resolver: Any) -> None:
+        if not isinstance(schema, dict) or id(schema) in self.nodes:
+            return
+        where = _pointer(parts)
+        if len(parts) > MAX_SCHEMA_DEPTH:
+            raise UnsafeSchemaError(where, f"the schema is nested deeper than {MAX_SCHEMA_DEPTH} levels")
+        node = _Node(where, [])
+        self.nodes[id(schema)] = node
+        if "$id" in schema and isinstance(schema["$id"], str):
+            resolver = resolver.in_subresource(DRAFT202012.create_resource(schema))
+        for keyword in _REFERENCES:
+            reference = schema.get(keyword)
+            if isinstance(reference, str):
+                self.references.append((node, reference, [*parts, keyword], resolver))
+        if isinstance(schema.get("pattern"), str):
+            self._check_pattern(schema["pattern"], [*parts, "pattern"])
+        if isinstance(schema.get("patternProperties"), dict):
+            if self.first_pattern_properties is None:
+                self.first_pattern_properties = _pointer([*parts, "patternProperties"])
+            for pattern in schema["patternProperties"]:
+                self._check_pattern(pattern, [*parts, "patternProperties", pattern])
+        if "unevaluatedProperties" in schema:
+            self.uses_unevaluated_properties = True
+        for child, child_parts, in_place in self._children(schema, parts):
+            if in_place and isinstance(child, dict):
+                node.in_place.append(id(child))
+            self._walk(child, child_parts, resolver)
+
+    @staticmethod
+    def _children(schema: dict[str, Any], parts: list[str]) -> Iterator[tuple[Any, list[str], bool]]:
+        for keywords, in_place in ((_IN_PLACE_ONE, True), (_DESCENDING_ONE, False)):
+            for keyword in keywords:
+                if keyword in schema:
+                    value = schema[keyword]
+                    # Draft 7's list form of items: a list of schemas, one level down.
+                    if isinstance(value, list):
+                        for index, item in enumerate(value):
+                            yield item, [*parts, keyword, str(index)], in_place
+                    else:
+                        yield value, [*parts, keyword], in_place
+        for keywords, in_place in ((_IN_PLACE_MANY, True), (_DESCENDING_MANY, False)):
+            for keyword in keywords:
+                if isinstance(schema.get(keyword), list):
+                    for index, item in enumerate(schema[keyword]):
+                        yield item, [*parts, keyword, str(index)], in_place
+        for keywords, in_place in ((_IN_PLACE_MAP, True), (_DESCENDING_MAP, False), (_DEFINITIONS, False)):
+            for keyword in keywords:
+                if isinstance(schema.get(keyword), dict):
+                    for name, item in schema[keyword].items():
+                        yield item, [*parts, keyword, name], in_place
+
+    def _resolve(self, reference: str, parts: list[str], resolver: Any) -> tuple[Any, Any]:
+        where = _pointer(parts)
+        try:
+            resolved = resolver.lookup(reference)
+        except Unresolvable:
+            raise UnsafeSchemaError(
+                where,
+                f"$ref {reference[:200]!r} does not point inside this schema; only local references "
+                "(#/..., #/$defs/..., anchors) are allowed, nothing is ever fetched",
+            ) from None
+        except Exception:  # referencing raises assorted errors for malformed URIs and pointers
+            raise UnsafeSchemaError(where, f"$ref {reference[:200]!r} is not a valid reference") from None
+        return resolved.contents, resolved.resolver
+
+    def _check_pattern(self, pattern: str, parts: list[str]) -> None:
+        try:
+            compile_pattern(pattern)
+        except re2.error:
+            raise UnsafeSchemaError(
+                _pointer(parts),
+                f"the pattern {pattern[:200]!r} is not supported: patterns run on a linear-time engine (RE2), "
+                "without back-references or look-around",
+            ) from None
+
+    def _refuse_reference_cycles(self) -> None:
+        """A cycle through references and in-place keywords only would never end."""
+        state: dict[int, int] = {}  # 1: on the current path, 2: done
+        for start in self.nodes:
+            if state.get(start):
+                continue
+            stack: list[tuple[int, Iterator[int]]] = [(start, iter(self.nodes[start].in_place))]
+            state[start] = 1
+            while stack:
+                current, successors = stack[-1]
+                advanced = False
+                for successor in successors:
+                    if successor not in self.nodes:
+                        continue
+                    if state.get(successor) == 1:
+                        raise UnsafeSchemaError(
+                            self.nodes[current].where,
+                            "recursive $ref: this reference leads back to itself without descending into "
+                            "the value (it would never end)",
+                        )
+                    if not state.get(successor):
+                        state[successor] = 1
+                        stack.append((successor, iter(self.nodes[successor].in_place)))
+                        advanced = True
+                        break
+                if not advanced:
+                    state[current] = 2
+                    stack.pop()
+
+
+def vet(schema: dict[str, Any]) -> None:
+    """Raise ``UnsafeSchemaError`` unless the schema is valid 2020-12 and safe to serve (see the module docstring)."""
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as error:
+        where = _pointer([str(part) for part in error.absolute_path])
+        raise UnsafeSchemaError(where, f"not a valid JSON Schema (2020-12): {error.message[:300]}") from None
+    except RecursionError:
+        raise UnsafeSchemaError("", "the schema is nested too deeply") from None
+    _Vetter(schema).run()

@@ -1,0 +1,256 @@
+"""Tenants' JSON Schemas: nothing is ever retrieved, only local references, patterns on a
+linear-time engine (issue #11, items 1 and 5)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from app import jsonschemas
+from tests.conftest import GraphQLClient, Keys
+from tests.schema.gateway import SessionFactory, fresh, http_tool, invoke, problems, set_tool_columns
+from tests.schema.tools.operations import UPDATE_TOOL, create_tool, create_tool_errors
+from tests.support.http_tool_server import ToolServer, running_tool_server
+from tests.support.threaded_server import serve_in_thread
+
+
+@pytest.fixture(scope="module")
+def tool_server() -> Iterator[ToolServer]:
+    with running_tool_server() as server:
+        yield server
+
+
+@dataclass
+class SchemaHost:
+    """A real HTTP server offering a schema fragment; it counts every request it gets."""
+
+    port: int
+    hits: list[str] = field(default_factory=list)
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+
+@pytest.fixture(scope="module")
+def schema_host() -> Iterator[SchemaHost]:
+    hits: list[str] = []
+
+    async def enum(request: Request) -> JSONResponse:
+        hits.append(request.url.path)
+        return JSONResponse({"enum": ["remote-only-value"]})
+
+    async def ready(_: Request) -> JSONResponse:
+        return JSONResponse({})
+
+    app = Starlette(routes=[Route("/enum", enum), Route("/ready", ready)])
+    with serve_in_thread(app, "/ready", name="schema host") as port:
+        yield SchemaHost(port, hits)
+
+
+def object_schema(**properties: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": properties}
+
+
+def refused(errors: list[dict[str, Any]], field: list[str]) -> str:
+    assert [(error["code"], error["field"]) for error in errors] == [("INVALID_SCHEMA", field)], errors
+    message: str = errors[0]["message"]
+    return message
+
+
+class TestReferencesAtCreation:
+    async def test_a_remote_ref_is_refused_with_its_path_and_nothing_is_fetched(
+        self, gql: GraphQLClient, schema_host: SchemaHost
+    ) -> None:
+        schema_host.hits.clear()
+        schema = object_schema(a={"$ref": schema_host.url("/enum")})
+
+        errors = await create_tool_errors(gql, fresh("remote_ref"), inputSchema=schema)
+
+        message = refused(errors, ["input", "inputSchema"])
+        assert "/properties/a/$ref" in message
+        assert "nothing is ever fetched" in message
+        assert schema_host.hits == []
+
+    @pytest.mark.parametrize(
+        "reference",
+        ["file:///etc/passwd", "#/$defs/missing", "other.json#/x", "urn:example:thing"],
+        ids=["file", "dangling", "relative-document", "urn"],
+    )
+    async def test_file_dangling_and_other_documents_are_refused(self, gql: GraphQLClient, reference: str) -> None:
+        errors = await create_tool_errors(gql, fresh("bad_ref"), inputSchema=object_schema(a={"$ref": reference}))
+
+        assert "/properties/a/$ref" in refused(errors, ["input", "inputSchema"])
+
+    @pytest.mark.parametrize(
+        "schema",
+        [
+            {"type": "object", "$ref": "#"},
+            {
+                "type": "object",
+                "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}},
+                "properties": {"x": {"$ref": "#/$defs/a"}},
+            },
+            # A schema kept under a keyword jsonschema does not know is still reachable by $ref.
+            {"type": "object", "loop": {"$ref": "#/loop"}, "properties": {"x": {"$ref": "#/loop"}}},
+        ],
+        ids=["self", "through-allOf", "unknown-keyword"],
+    )
+    async def test_a_reference_cycle_that_never_descends_is_refused(
+        self, gql: GraphQLClient, schema: dict[str, Any]
+    ) -> None:
+        errors = await create_tool_errors(gql, fresh("cycle"), inputSchema=schema)
+
+        assert "recursive $ref" in refused(errors, ["input", "inputSchema"])
+
+    async def test_update_tool_refuses_a_remote_ref_too(self, gql: GraphQLClient, schema_host: SchemaHost) -> None:
+        schema_host.hits.clear()
+        tool = await create_tool(gql, fresh("updated"))
+
+        payload = (
+            await gql.execute(
+                UPDATE_TOOL,
+                {"input": {"id": tool["id"], "inputSchema": object_schema(a={"$ref": schema_host.url("/enum")})}},
+            )
+        )["updateTool"]
+
+        assert "/properties/a/$ref" in refused(payload["userErrors"], ["input", "inputSchema"])
+        assert schema_host.hits == []
+
+    async def test_output_schemas_are_held_to_the_same_rules(self, gql: GraphQLClient) -> None:
+        errors = await create_tool_errors(gql, fresh("out_ref"), outputSchema={"$ref": "https://example.com/s.json"})
+
+        refused(errors, ["input", "outputSchema"])
+
+
+class TestReferencesAtCall:
+    async def test_local_refs_and_defs_validate_arguments(self, gql: GraphQLClient, keys: Keys) -> None:
+        space = await keys.space("alpha")
+        # A tree: recursion that descends into the value is fine.
+        node = {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}
+        schema = {
+            "type": "object",
+            "$defs": {"colour": {"enum": ["red", "green"]}, "node": node},
+            "properties": {
+                "a": {"$ref": "#/$defs/colour"},
+                "b": {"$ref": "#/properties/a"},
+                "tree": {"$ref": "#/$defs/node"},
+            },
+        }
+        tool = await create_tool(gql, fresh("local_ref"), inputSchema=schema)
+
+        envelope = await invoke(gql, space.id, tool["id"], {"a": "blue", "b": "red", "tree": {"children": [{}, 3]}})
+
+        assert [(problem["path"], problem["message"]) for problem in problems(envelope)] == [
+            ("/a", "'blue' is not one of ['red', 'green']"),
+            ("/tree/children/1", "3 is not of type 'object'"),
+        ]
+
+    async def test_a_stored_remote_ref_is_never_fetched_and_the_tool_not_served(
+        self, gql: GraphQLClient, keys: Keys, session_factory: SessionFactory, schema_host: SchemaHost
+    ) -> None:
+        """A schema stored before vetting existed: the call is refused with the reason, nothing is fetched."""
+        schema_host.hits.clear()
+        space = await keys.space("alpha")
+        tool = await create_tool(gql, fresh("legacy"))
+        await set_tool_columns(
+            session_factory, tool["id"], input_schema=object_schema(a={"$ref": schema_host.url("/enum")})
+        )
+
+        envelope = await invoke(gql, space.id, tool["id"], {"a": "x"})
+
+        assert envelope["status"] == "FAILED"
+        assert envelope["error"]["code"] == "TOOL_NOT_AVAILABLE"
+        assert "/properties/a/$ref" in envelope["error"]["detail"]
+        assert schema_host.hits == []
+
+    async def test_no_validator_retrieves_even_when_built_directly(self, schema_host: SchemaHost) -> None:
+        schema_host.hits.clear()
+        validator = jsonschemas.LinearTimeValidator(
+            object_schema(a={"$ref": schema_host.url("/enum")}), registry=jsonschemas.NO_RETRIEVAL
+        )
+
+        with pytest.raises(Exception, match="Unresolvable"):
+            await asyncio.to_thread(lambda: list(validator.iter_errors({"a": "x"})))
+        assert schema_host.hits == []
+
+    async def test_validators_are_compiled_once_per_schema(self, gql: GraphQLClient, keys: Keys) -> None:
+        space = await keys.space("alpha")
+        schema = object_schema(n={"type": "integer", "minimum": 7, "description": fresh("unique")})
+        first = await create_tool(gql, fresh("compiled_a"), inputSchema=schema)
+        second = await create_tool(gql, fresh("compiled_b"), inputSchema=schema)
+        before = jsonschemas.compiled_cache_info()
+
+        for tool in (first, second, first, second):
+            assert problems(await invoke(gql, space.id, tool["id"], {"n": 1}))
+
+        after = jsonschemas.compiled_cache_info()
+        assert after.misses - before.misses == 1
+
+
+class TestPatterns:
+    async def test_patterns_run_on_a_linear_time_engine(
+        self, gql: GraphQLClient, keys: Keys, tool_server: ToolServer
+    ) -> None:
+        space = await keys.space("alpha")
+        schema = object_schema(a={"type": "string", "pattern": "^(a+)+$"})
+        tool = await http_tool(gql, tool_server, f"/ok/{fresh('redos')}", inputSchema=schema)
+
+        # Backtracking engines take seconds for 28 characters, doubling with each one more.
+        envelope = await invoke(gql, space.id, tool["id"], {"a": "a" * 28 + "!"})
+
+        assert [problem["path"] for problem in problems(envelope)] == ["/a"]
+        assert (await invoke(gql, space.id, tool["id"], {"a": "a" * 100_000}))["status"] == "SUCCESS"
+
+    async def test_digit_classes_follow_json_schema_not_python(
+        self, gql: GraphQLClient, keys: Keys, tool_server: ToolServer
+    ) -> None:
+        """JSON Schema regexes are ECMA-262: \\d is [0-9]. Python's re also matches other scripts' digits."""
+        space = await keys.space("alpha")
+        schema = object_schema(a={"type": "string", "pattern": r"^\d+$"})
+        tool = await http_tool(gql, tool_server, f"/ok/{fresh('digits')}", inputSchema=schema)
+
+        assert (await invoke(gql, space.id, tool["id"], {"a": "042"}))["status"] == "SUCCESS"
+        assert [problem["path"] for problem in problems(await invoke(gql, space.id, tool["id"], {"a": "٣"}))] == ["/a"]
+
+    async def test_pattern_properties_and_additional_properties_use_it_too(
+        self, gql: GraphQLClient, keys: Keys
+    ) -> None:
+        space = await keys.space("alpha")
+        schema = {
+            "type": "object",
+            "patternProperties": {"^(x+)+$": {"type": "integer"}},
+            "additionalProperties": False,
+        }
+        tool = await create_tool(gql, fresh("pattern_props"), inputSchema=schema)
+
+        envelope = await invoke(gql, space.id, tool["id"], {"xxx": "not a number", "x" * 28 + "!": 1})
+
+        assert sorted(problem["path"] for problem in problems(envelope)) == ["/", "/xxx"]
+
+    @pytest.mark.parametrize(
+        ("schema", "where"),
+        [
+            (object_schema(a={"type": "string", "pattern": r"(a)\1"}), "/properties/a/pattern"),
+            (object_schema(a={"type": "string", "pattern": "(?=a)a"}), "/properties/a/pattern"),
+            ({"type": "object", "patternProperties": {"(?<!x)y": {}}}, "/patternProperties/(?<!x)y"),
+            (
+                {"type": "object", "patternProperties": {"^x": {}}, "unevaluatedProperties": False},
+                "/patternProperties",
+            ),
+        ],
+        ids=["back-reference", "look-ahead", "look-behind-key", "with-unevaluatedProperties"],
+    )
+    async def test_what_the_engine_cannot_run_is_refused_at_creation(
+        self, gql: GraphQLClient, schema: dict[str, Any], where: str
+    ) -> None:
+        errors = await create_tool_errors(gql, fresh("unsupported"), inputSchema=schema)
+
+        assert where in refused(errors, ["input", "inputSchema"])
