@@ -20,6 +20,10 @@ BuiltinFunction = Callable[[Invocation], Awaitable[Any]]
 MAX_EXPRESSION_LENGTH = 500
 MAX_EXPONENT = 1000
 MAX_RESULT_DIGITS = 400
+MAX_INT_BITS = math.ceil(MAX_RESULT_DIGITS * math.log2(10))
+# Nesting of the expression tree: "-" * 498 + "1" is 499 levels, which recursed past
+# Python's stack in the evaluator.
+MAX_DEPTH = 50
 
 
 async def current_time(invocation: Invocation) -> dict[str, Any]:
@@ -42,6 +46,29 @@ async def current_time(invocation: Invocation) -> dict[str, Any]:
     }
 
 
+def _too_large() -> ToolFailure:
+    return ToolFailure(
+        PARAM_INVALID, f"The result would be too large (over {MAX_RESULT_DIGITS} digits).", "/expression"
+    )
+
+
+def _bounded(value: Any) -> Any:
+    """Every intermediate value stays within MAX_RESULT_DIGITS, so no single step can be slow:
+    the largest operation left is one product of two such numbers (microseconds)."""
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+        raise _too_large()
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ToolFailure(PARAM_INVALID, "The result is not a finite number.", "/expression")
+    return value
+
+
+def _checked(function: Callable[..., Any]) -> Callable[..., Any]:
+    def apply(*operands: Any) -> Any:
+        return _bounded(function(*operands))
+
+    return apply
+
+
 def _safe_power(base: Any, exponent: Any) -> Any:
     if isinstance(exponent, int | float) and abs(exponent) > MAX_EXPONENT:
         raise ToolFailure(PARAM_INVALID, f"Exponents above {MAX_EXPONENT} are refused.", "/expression")
@@ -49,8 +76,19 @@ def _safe_power(base: Any, exponent: Any) -> Any:
         # Bound the size of the result before computing it.
         magnitude = abs(exponent) * math.log10(max(abs(base), 1e-300))
         if magnitude > MAX_RESULT_DIGITS:
-            raise ToolFailure(PARAM_INVALID, "The result would be too large.", "/expression")
-    return operator.pow(base, exponent)
+            raise _too_large()
+    return _bounded(operator.pow(base, exponent))
+
+
+def _safe_round(number: Any, ndigits: Any = None) -> Any:
+    # round(1, -10**7) builds 10**(10**7) first: refuse such ndigits before rounding.
+    if ndigits is not None and (not isinstance(ndigits, int) or abs(ndigits) > MAX_RESULT_DIGITS):
+        raise ToolFailure(
+            PARAM_INVALID,
+            f"round's digits are an integer between -{MAX_RESULT_DIGITS} and {MAX_RESULT_DIGITS}.",
+            "/expression",
+        )
+    return _bounded(round(number, ndigits))
 
 
 ALLOWED_FUNCTIONS = {"abs", "round", "min", "max", "sqrt"}
@@ -82,10 +120,13 @@ def _check_arithmetic(expression: str) -> None:
         tree = ast.parse(expression, mode="eval")
     except SyntaxError:
         raise ToolFailure(PARAM_INVALID, "Not an arithmetic expression this calculator understands.") from None
+    _check_depth(tree)
     for node in ast.walk(tree):
         allowed = isinstance(node, ALLOWED_NODES)
         if isinstance(node, ast.Constant):
             allowed = isinstance(node.value, int | float) and not isinstance(node.value, bool)
+            if allowed:
+                _bounded(node.value)
         elif isinstance(node, ast.Name):
             allowed = node.id in ALLOWED_NAMES | ALLOWED_FUNCTIONS
         elif isinstance(node, ast.Call):
@@ -98,25 +139,36 @@ def _check_arithmetic(expression: str) -> None:
             )
 
 
+def _check_depth(tree: ast.AST) -> None:
+    pending = [(tree, 1)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            raise ToolFailure(
+                PARAM_INVALID, f"The expression is nested more than {MAX_DEPTH} levels deep.", "/expression"
+            )
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
 def _evaluator() -> SimpleEval:
     evaluator = SimpleEval()
     evaluator.operators = {
-        ast.Add: operator.add,
-        ast.Sub: operator.sub,
-        ast.Mult: operator.mul,
-        ast.Div: operator.truediv,
-        ast.FloorDiv: operator.floordiv,
-        ast.Mod: operator.mod,
+        ast.Add: _checked(operator.add),
+        ast.Sub: _checked(operator.sub),
+        ast.Mult: _checked(operator.mul),
+        ast.Div: _checked(operator.truediv),
+        ast.FloorDiv: _checked(operator.floordiv),
+        ast.Mod: _checked(operator.mod),
         ast.Pow: _safe_power,
         ast.USub: operator.neg,
         ast.UAdd: operator.pos,
     }
     evaluator.functions = {
         "abs": abs,
-        "round": round,
+        "round": _safe_round,
         "min": min,
         "max": max,
-        "sqrt": math.sqrt,
+        "sqrt": _checked(math.sqrt),
     }
     evaluator.names = {"pi": math.pi, "e": math.e}
     return evaluator
@@ -135,7 +187,7 @@ async def calculator(invocation: Invocation) -> dict[str, Any]:
         raise ToolFailure(PARAM_INVALID, "Division by zero.", "/expression") from None
     except (NumberTooHigh, OverflowError):
         raise ToolFailure(PARAM_INVALID, "The result would be too large.", "/expression") from None
-    except (InvalidExpression, SyntaxError, TypeError, ValueError, KeyError, AttributeError) as error:
+    except (InvalidExpression, SyntaxError, TypeError, ValueError, KeyError, AttributeError, RecursionError) as error:
         raise ToolFailure(
             PARAM_INVALID, "Not an arithmetic expression this calculator understands.", str(error)
         ) from None

@@ -11,7 +11,7 @@ import pytest
 
 from app.gateway.envelope import INTERNAL_ERROR, PARAM_INVALID, ToolFailure
 from app.gateway.executors.base import Invocation
-from app.gateway.executors.builtin import MAX_EXPRESSION_LENGTH, BuiltinExecutor
+from app.gateway.executors.builtin import MAX_EXPRESSION_LENGTH, MAX_RESULT_DIGITS, BuiltinExecutor
 from app.principal import SYSTEM_PRINCIPAL
 from app.tools.models import ToolDefinition
 
@@ -103,6 +103,32 @@ class TestCalculator:
 
         assert failure.error.code == PARAM_INVALID
         assert str(MAX_EXPRESSION_LENGTH) in failure.error.message
+
+    @pytest.mark.parametrize(
+        "expression",
+        [
+            "round(1, -10 ** 7)",  # built 10 ** (10 ** 7) first: 16 s with the event loop held
+            "round(1.5, 10 ** 6)",
+            "round(1, 0.5)",
+            "-" * 498 + "1",  # recursed past Python's stack
+            "+-" * 100 + "1",
+            "9" * 402,  # an operand over the digit bound
+            "10 ** 399 * 10 ** 399",
+            "(10 ** 300) ** 2",
+            "10 ** 399 * 10 ** 399 % 7",  # an over-large intermediate, even if the end is small
+            "1e300 * 1e300",
+        ],
+    )
+    async def test_worst_cases_are_refused_before_they_run(self, expression: str) -> None:
+        failure = await refused("bt_calculator", {"expression": expression})
+
+        assert failure.error.code == PARAM_INVALID, failure.error
+
+    async def test_results_up_to_the_bound_are_computed(self) -> None:
+        data = await run("bt_calculator", {"expression": "10 ** 399 * 9 - round(10 ** 399, -399) + 7"})
+
+        assert data["result"] == 8 * 10**399 + 7
+        assert len(str(int(data["result"]))) == MAX_RESULT_DIGITS
 
     @pytest.mark.parametrize(
         "expression",
