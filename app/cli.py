@@ -56,7 +56,14 @@ def serve(
     typer.echo(f"Quiver on http://{host}:{port}/graphql (GraphiQL in a browser), database {settings.database_url}")
     # permessage-deflate more than doubles the CPU cost of fanning events out to subscribers.
     uvicorn.run(
-        app, host=host, port=port, log_level=settings.log_level.lower(), log_config=None, ws_per_message_deflate=False
+        app,
+        host=host,
+        port=port,
+        log_level=settings.log_level.lower(),
+        log_config=None,
+        ws_per_message_deflate=False,
+        # Larger WebSocket frames are refused by the server before they are buffered whole.
+        ws_max_size=settings.max_request_bytes,
     )
 
 

@@ -42,6 +42,21 @@ class Settings(BaseSettings):
     graphql_max_depth: int = 12
     graphql_max_aliases: int = 30
     graphql_max_tokens: int = 5000
+    # Most fields one operation may resolve, computed before it runs (schema/limits.py).
+    graphql_max_cost: int = 10_000
+    # A query (not a mutation: tools and models bound those) still running after this is answered QUERY_TIMEOUT.
+    graphql_timeout_s: float = 15.0
+    # Request bodies and WebSocket messages to /graphql, and how deeply their JSON may nest.
+    max_request_bytes: int = 2 * 1024 * 1024
+    max_json_depth: int = 64
+    # Longest text input (characters) by kind: names, labels, ids, tags …; descriptions;
+    # search queries; prompts and agent messages; document and SKILL.md texts; anything else.
+    max_name_chars: int = 200
+    max_description_chars: int = 4_000
+    max_query_chars: int = 4_000
+    max_prompt_chars: int = 32_000
+    max_document_chars: int = 500_000
+    max_text_chars: int = 10_000
     graphiql: bool = True
 
     log_level: str = "INFO"

@@ -73,21 +73,58 @@ def _literal(host: str) -> Address | None:
         return None
 
 
+def _allow_entry(entry: str) -> tuple[str, int | None]:
+    """``host``, ``host:port``, ``[v6]`` or ``[v6]:port`` (a bare v6 address has no port)."""
+    entry = entry.strip().lower()
+    if entry.startswith("["):
+        address, _, rest = entry[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else ""
+        return address, _port(port, entry)
+    if entry.count(":") == 1:
+        host, _, port = entry.partition(":")
+        return host, _port(port, entry)
+    return entry, None
+
+
+def _port(text: str, entry: str) -> int | None:
+    if not text:
+        return None
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        raise ValueError(f"QUIVER_EGRESS_ALLOWLIST entry {entry!r} has an invalid port")
+    return int(text)
+
+
 class EgressPolicy:
-    """Allow-listed entries are host names, or addresses (any host resolving to them)."""
+    """Allow-listed entries are host names, or addresses (any host resolving to them), each
+    either for every port or for the one it names (``host:8443``, ``[fd00::1]:8443``)."""
 
     def __init__(self, allowlist: Iterable[str], *, resolver: Resolver | None = None) -> None:
-        self.allowlist = {host.strip().lower().strip("[]") for host in allowlist if host.strip()}
+        #: host or address -> the ports allowed on it; None: every port.
+        self.allowlist: dict[str, set[int] | None] = {}
+        for raw in allowlist:
+            if not raw.strip():
+                continue
+            host, port = _allow_entry(raw)
+            if port is None:
+                self.allowlist[host] = None
+            elif host not in self.allowlist or self.allowlist[host] is not None:
+                self.allowlist.setdefault(host, set()).add(port)  # type: ignore[union-attr]
         self._resolve = resolver or system_resolve
 
-    def is_allowed_host(self, host: str) -> bool:
-        return host.lower().strip("[]") in self.allowlist
+    def _allows(self, host: str, port: int) -> bool:
+        if host not in self.allowlist:
+            return False
+        ports = self.allowlist[host]
+        return ports is None or port in ports
 
-    def _check_address(self, host: str, address: Address) -> None:
-        if _forbidden(address) and str(address) not in self.allowlist:
+    def is_allowed_host(self, host: str, port: int) -> bool:
+        return self._allows(host.lower().strip("[]"), port)
+
+    def _check_address(self, host: str, address: Address, port: int) -> None:
+        if _forbidden(address) and not self._allows(str(address), port):
             raise EgressDeniedError(
                 f"{host!r} resolves to {address}, a loopback, private, link-local or metadata "
-                "address; allow it with QUIVER_EGRESS_ALLOWLIST"
+                f"address; allow it (or it with port {port}) with QUIVER_EGRESS_ALLOWLIST"
             )
 
     async def addresses_for(self, host: str, port: int) -> list[str] | None:
@@ -96,11 +133,11 @@ class EgressPolicy:
         host = host.lower().strip("[]")
         if not host:
             raise EgressDeniedError("no host")
-        if self.is_allowed_host(host):
+        if self.is_allowed_host(host, port):
             return None
         literal = _literal(host)
         if literal is not None:
-            self._check_address(host, literal)
+            self._check_address(host, literal, port)
             return [str(literal)]
         try:
             resolved = await self._resolve(host, port)
@@ -109,7 +146,7 @@ class EgressPolicy:
         if not resolved:
             raise UnresolvableHostError(f"{host!r} resolves to no address")
         for address in resolved:
-            self._check_address(host, ipaddress.ip_address(address))
+            self._check_address(host, ipaddress.ip_address(address), port)
         return resolved
 
     async def check_url(self, url: str, *, resolve_failure_ok: bool = False, resolve: bool = True) -> None:

@@ -46,6 +46,7 @@ from app.gateway.executors.mcp import McpExecutor, McpSessionPool
 from app.gateway.metrics import REGISTRY as METRICS_REGISTRY
 from app.gateway.quotas import QuotaGuard
 from app.gateway.service import ToolGateway
+from app.http_limits import RequestLimits
 from app.knowledge.context import KnowledgeContextProvider
 from app.knowledge.embeddings import EmbeddingProvider, create_embedding_provider
 from app.knowledge.ingest import Ingestor, chunking_options
@@ -432,6 +433,10 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
     app.state.services = services
     app.include_router(router)
     app.mount("/mcp", mcp_endpoint)
+    # Inside the auth check: a request without a valid key is refused before its body is read.
+    app.add_middleware(
+        RequestLimits, path=GRAPHQL_PATH, max_bytes=settings.max_request_bytes, max_depth=settings.max_json_depth
+    )
     app.add_middleware(AuthMiddleware, keys=keys)
     install_console(app, console_files)
 

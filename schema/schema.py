@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Iterable
 from typing import Any
 
 import strawberry
-from graphql import GraphQLError
+from graphql import ASTValidationRule, GraphQLError
 from strawberry.extensions import (
     AddValidationRules,
-    MaxAliasesLimiter,
     MaxTokensLimiter,
     ParserCache,
-    QueryDepthLimiter,
     ValidationCache,
 )
 from strawberry.schema.config import StrawberryConfig
@@ -31,11 +31,14 @@ from schema.knowledge.schema import (
     KnowledgeQuery,
     KnowledgeSearchQuery,
 )
+from schema.limits import QueryCostLimiter, TextLimits, add_text_limits, shape_limit_rule
 from schema.runtime.schema import RuntimeMutation, RuntimeQuery, RuntimeSubscription
 from schema.skills.schema import SkillMatchQuery, SkillsMutation, SkillsQuery
 from schema.spaces.api_keys import ApiKeysMutation, ApiKeysQuery
 from schema.spaces.schema import SpacesMutation, SpacesQuery
 from schema.tools.schema import ToolsMutation, ToolsQuery
+
+logger = logging.getLogger("quiver.graphql")
 
 
 @strawberry.type(description="Read the catalog: spaces, tools, skills, knowledge, agents, runs and the call log.")
@@ -83,7 +86,9 @@ SUBSCRIPTION_OVER_HTTP = (
 
 
 class QuiverSchema(strawberry.Schema):
-    async def execute(
+    timeout_s: float | None = None
+
+    async def _execute_once(
         self,
         query: str | None,
         variable_values: dict[str, Any] | None = None,
@@ -115,21 +120,62 @@ class QuiverSchema(strawberry.Schema):
             return ExecutionResult(data=None, errors=[refusal])
 
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
-        # Client faults (bad cursor, bad argument) are answers, not server problems: keep them out of the error log.
-        unexpected = [error for error in errors if not isinstance(error.original_error, ClientError)]
+        # Client faults (a bad cursor or argument, a document that does not parse or validate,
+        # a refused cost) are answers, not server problems: logged at INFO, not ERROR.
+        unexpected = [error for error in errors if _is_server_fault(error)]
+        for error in errors:
+            if not _is_server_fault(error):
+                logger.info("client error: %s", error.message, extra={"code": (error.extensions or {}).get("code")})
         if unexpected:
             super().process_errors(unexpected, execution_context)
+
+    async def execute(  # type: ignore[override]
+        self, query: str | None, variable_values: dict[str, Any] | None = None, **kwargs: Any
+    ) -> ExecutionResult:
+        """Queries get a deadline (``graphql_timeout_s``); mutations are bounded by their tools' and models' own."""
+        if self.timeout_s is None or _is_mutation(query):
+            return await self._execute_once(query, variable_values, **kwargs)
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                return await self._execute_once(query, variable_values, **kwargs)
+        except TimeoutError:
+            message = f"The query did not finish within {self.timeout_s:g} s (QUIVER_GRAPHQL_TIMEOUT_S): ask for less."
+            logger.warning("query deadline reached", extra={"timeout_s": self.timeout_s})
+            return ExecutionResult(data=None, errors=[GraphQLError(message, extensions={"code": "QUERY_TIMEOUT"})])
+
+
+def _is_server_fault(error: GraphQLError) -> bool:
+    original = error.original_error
+    if original is None:
+        # Raised by parsing, validation or the limits: about the document, not the server.
+        return False
+    return not isinstance(original, ClientError | GraphQLError)
+
+
+def _is_mutation(query: str | None) -> bool:
+    """Whether the document holds a mutation (cheap: a word search, erring towards "yes")."""
+    return query is not None and "mutation" in query
 
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     settings = settings or Settings()
     # The limiters' rule classes, made once: each limiter instance makes a new class, and
     # the validation cache is keyed by the rules, so per-request ones would never hit it.
-    limit_rules = [
-        *QueryDepthLimiter(max_depth=settings.graphql_max_depth).validation_rules,
-        *MaxAliasesLimiter(max_alias_count=settings.graphql_max_aliases).validation_rules,
+    limit_rules: list[type[ASTValidationRule]] = [
+        shape_limit_rule(settings.graphql_max_depth, settings.graphql_max_aliases)
     ]
-    return QuiverSchema(
+    add_text_limits(
+        [Query, Mutation, Subscription],
+        TextLimits(
+            name=settings.max_name_chars,
+            description=settings.max_description_chars,
+            query=settings.max_query_chars,
+            prompt=settings.max_prompt_chars,
+            document=settings.max_document_chars,
+            other=settings.max_text_chars,
+        ),
+    )
+    schema = QuiverSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
@@ -141,8 +187,12 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             # Clients send the same few documents again and again: parse and validate each once.
             lambda: ParserCache(maxsize=256),
             lambda: ValidationCache(maxsize=256),
+            # After validation, which it relies on.
+            lambda: QueryCostLimiter(max_cost=settings.graphql_max_cost),
         ],
     )
+    schema.timeout_s = settings.graphql_timeout_s
+    return schema
 
 
 def export_sdl() -> str:

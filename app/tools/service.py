@@ -33,6 +33,31 @@ MAX_TIMEOUT_MS = 600_000
 MAX_RETRIES = 5
 # When an agent's call of the tool waits for a person (app.runtime decides by these).
 APPROVAL_POLICIES = ("NEVER", "ALWAYS", "WRITE_ONLY")
+# Headers a tool's credential may not be sent in: they frame the request (hop-by-hop,
+# length, host), or the gateway sets them itself.
+RESERVED_HEADERS = frozenset(
+    {
+        "host",
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "proxy-authorization",
+        "proxy-authenticate",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+        "content-type",
+        "content-encoding",
+        "expect",
+        "cookie",
+        "idempotency-key",
+        "x-quiver-trace-id",
+    }
+)
+# RFC 9110 token characters: what a header name may be made of.
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$")
 # Fields of BUILTIN and MCP tools that come from code or discovery, not from admins.
 DECLARED_FIELDS = ("label", "description", "input_schema", "output_schema", "endpoint", "auth")
 
@@ -95,6 +120,8 @@ def seal_auth(box: SecretBox, auth: AuthConfig | None, prefix: list[str]) -> tup
     for attribute in required[auth.type]:
         if not getattr(auth, attribute):
             raise DomainError("INVALID_AUTH", f"{auth.type} needs {camel[attribute]}.", [*prefix, camel[attribute]])
+    if auth.header_name is not None and auth.type in ("API_KEY", "HEADER"):
+        check_header_name(auth.header_name, [*prefix, "headerName"])
     if auth.token_url:
         check_http_url(auth.token_url, [*prefix, "tokenUrl"])
     config = {
@@ -105,6 +132,17 @@ def seal_auth(box: SecretBox, auth: AuthConfig | None, prefix: list[str]) -> tup
         "scopes": auth.scopes,
     }
     return auth.type, box.encrypt(config)
+
+
+def check_header_name(name: str, field_path: list[str]) -> None:
+    if not HEADER_NAME.match(name):
+        raise DomainError("INVALID_AUTH", f"{name[:100]!r} is not a valid HTTP header name.", field_path)
+    if name.lower() in RESERVED_HEADERS or name.lower().startswith("proxy-"):
+        raise DomainError(
+            "INVALID_AUTH",
+            f"{name!r} is a reserved header (it frames the request or the gateway sets it); use another name.",
+            field_path,
+        )
 
 
 async def _check_space_ids(

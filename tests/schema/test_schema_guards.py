@@ -152,9 +152,10 @@ class TestErrorMasking:
 def query_with_leaf_at_depth(depth: int) -> str:
     """A valid operation whose deepest field sits ``depth`` levels below the root field.
 
-    Walks Space → visibleTools → edges → node (a Tool) → boundSpaces (Spaces) → …
+    Walks Space → visibleTools → edges → node (a Tool) → boundSpaces (Spaces) → …, one
+    tool a page, so its cost stays within the cost limit whatever the depth.
     """
-    cycle = ["visibleTools", "edges", "node", "boundSpaces"]
+    cycle = ["visibleTools(first: 1)", "edges", "node", "boundSpaces"]
     chain = ["viewer", "space"]
     while len(chain) < depth:
         chain.append(cycle[(len(chain) - 2) % len(cycle)])

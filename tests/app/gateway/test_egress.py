@@ -375,3 +375,46 @@ class TestCertificateBundles:
         async with httpx2.AsyncClient(transport=egress_checked_transport2(policy, limits), trust_env=False) as client:
             response = await client.get(url)
         assert response.json() == {"tls": True}
+
+
+class TestAllowListPorts:
+    """An allow-list entry naming a port opens that port only (issue #11, item 12)."""
+
+    async def test_an_address_with_a_port_opens_only_that_port(self, tool_server: ToolServer) -> None:
+        resolver = ScriptedResolver(["127.0.0.1"])
+        policy = EgressPolicy([f"127.0.0.1:{tool_server.port}"], resolver=resolver)
+        async with client_for(policy) as client:
+            response = await client.post(name_url(tool_server, f"/ok/{secrets.token_hex(4)}"), json={})
+            assert response.status_code == 200
+            with pytest.raises(EgressDeniedError, match=rf"127\.0\.0\.1.*port {tool_server.port + 1}"):
+                await client.post(f"http://tool.example:{tool_server.port + 1}/ok/x", json={})
+
+    async def test_a_name_with_a_port_opens_only_that_port(self, tool_server: ToolServer) -> None:
+        policy = EgressPolicy([f"localhost:{tool_server.port}"], resolver=ScriptedResolver(["127.0.0.1"]))
+        async with client_for(policy) as client:
+            assert (await client.post(f"http://localhost:{tool_server.port}/ok/p", json={})).status_code == 200
+            with pytest.raises(EgressDeniedError):
+                await client.post("http://localhost:22/", json={})
+
+    @pytest.mark.parametrize(
+        ("entries", "host", "port", "allowed"),
+        [
+            (["[::1]:8443"], "::1", 8443, True),
+            (["[::1]:8443"], "::1", 8444, False),
+            (["[::1]"], "::1", 1, True),
+            (["::1"], "::1", 2, True),
+            (["host.example:80", "host.example:81"], "host.example", 81, True),
+            (["host.example:80", "host.example"], "host.example", 9, True),
+        ],
+    )
+    async def test_entries(self, entries: list[str], host: str, port: int, allowed: bool) -> None:
+        policy = EgressPolicy(entries, resolver=ScriptedResolver(["10.0.0.1"]))
+        if allowed:
+            await policy.addresses_for(host, port)
+        else:
+            with pytest.raises(EgressDeniedError):
+                await policy.addresses_for(host, port)
+
+    async def test_an_invalid_port_is_a_configuration_error(self) -> None:
+        with pytest.raises(ValueError, match="invalid port"):
+            EgressPolicy(["127.0.0.1:http"])

@@ -261,6 +261,44 @@ class TestCreateToolInputErrors:
 
         assert codes(errors) == [("INVALID_AUTH", ["input", "auth", missing])]
 
+    @pytest.mark.parametrize(
+        "header",
+        [
+            "Host",
+            "host",
+            "Content-Length",
+            "Transfer-Encoding",
+            "Connection",
+            "Proxy-Authorization",
+            "TE",
+            "Upgrade",
+            "Idempotency-Key",
+            "X-Quiver-Trace-Id",
+            "Bad Header",
+            "X-Ünïcode",
+            "X\r\nInjected: 1",
+        ],
+    )
+    async def test_reserved_or_malformed_header_names_are_refused(self, gql: GraphQLClient, header: str) -> None:
+        for auth_type in ("API_KEY", "HEADER"):
+            errors = await create_tool_errors(
+                gql, "reserved_header", auth={"type": auth_type, "headerName": header, "secret": "s"}
+            )
+
+            assert codes(errors) == [("INVALID_AUTH", ["input", "auth", "headerName"])]
+
+    async def test_update_tool_refuses_a_reserved_header_too(self, gql: GraphQLClient) -> None:
+        tool = await create_tool(gql, "header_update")
+
+        payload = (
+            await gql.execute(
+                UPDATE_TOOL,
+                {"input": {"id": tool["id"], "auth": {"type": "HEADER", "headerName": "Host", "secret": "s"}}},
+            )
+        )["updateTool"]
+
+        assert codes(payload["userErrors"]) == [("INVALID_AUTH", ["input", "auth", "headerName"])]
+
 
 class TestToolNameUniqueness:
     async def test_name_of_a_global_tool_is_taken_everywhere(self, gql: GraphQLClient, spaces: dict[str, str]) -> None:

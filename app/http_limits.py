@@ -1,0 +1,208 @@
+"""Bounds on what reaches the GraphQL endpoint, checked before anything parses it for real.
+
+- A POST body over ``max_bytes`` is answered 413, whether it declares its length or
+  arrives chunked (reading stops at the limit).
+- A JSON body must be an object (no batching), valid JSON, and nested at most
+  ``max_depth`` levels: ``"abc"``, ``null`` or 1,000 nested arrays are the client's
+  mistakes (400), not the server's (they were 500s).
+- A WebSocket message over ``max_bytes`` closes the socket with 1009 (message too big);
+  one nested deeper than ``max_depth`` with 4400 (graphql-transport-ws: invalid message).
+
+Every refusal is a GraphQL-shaped body: ``{"data": null, "errors": [{message, extensions: {code}}]}``.
+The depth is measured on the raw bytes (strings removed, then a cumulative sum over the
+brackets) so a deep document costs no recursion and a large one a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+import numpy as np
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+logger = logging.getLogger("quiver.http")
+
+#: A JSON string, written so the regex engine scans long runs of plain characters in one step.
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
+_OPENERS = np.zeros(256, dtype=np.int8)
+_OPENERS[[ord("["), ord("{")]] = 1
+_OPENERS[[ord("]"), ord("}")]] = -1
+
+TOO_LARGE = "REQUEST_TOO_LARGE"
+BAD_REQUEST = "BAD_REQUEST"
+WS_MESSAGE_TOO_BIG = 1009
+WS_INVALID_MESSAGE = 4400
+
+
+def json_depth(raw: bytes) -> int:
+    """How deeply the JSON text nests arrays and objects (0 for a scalar); brackets inside
+    strings do not count. Malformed text gives a meaningless but finite number."""
+    brackets = _JSON_STRING.sub(b"", raw).translate(None, _BRACKETS)
+    if not brackets:
+        return 0
+    return int(np.cumsum(_OPENERS[np.frombuffer(brackets, dtype=np.uint8)], dtype=np.int64).max())
+
+
+def graphql_error(message: str, code: str, **extensions: Any) -> bytes:
+    return json.dumps(
+        {"data": None, "errors": [{"message": message, "extensions": {"code": code, **extensions}}]}
+    ).encode()
+
+
+class BadBodyError(Exception):
+    def __init__(self, status: int, message: str, code: str, **extensions: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.extensions = extensions
+
+
+def check_graphql_body(raw: bytes, max_depth: int) -> None:
+    """Raise ``BadBodyError`` unless ``raw`` is a JSON object a GraphQL server can take."""
+    depth = json_depth(raw)
+    if depth > max_depth:
+        raise BadBodyError(
+            400, f"The JSON body is nested {depth} levels deep; at most {max_depth} are accepted.", BAD_REQUEST
+        )
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise BadBodyError(400, "The request body is not valid JSON.", BAD_REQUEST) from None
+    if not isinstance(body, dict):
+        raise BadBodyError(
+            400,
+            'The request body must be a JSON object: {"query": "...", "variables": {...}, "operationName": "..."}'
+            + (" (batching is not supported)." if isinstance(body, list) else "."),
+            BAD_REQUEST,
+        )
+    for name, kinds in (("query", (str,)), ("operationName", (str,)), ("variables", (dict,)), ("extensions", (dict,))):
+        value = body.get(name)
+        if value is not None and not isinstance(value, kinds):
+            expected = "a string" if kinds == (str,) else "an object"
+            raise BadBodyError(400, f"`{name}` must be {expected} or null.", BAD_REQUEST)
+
+
+class RequestLimits:
+    """ASGI middleware for one path (the GraphQL endpoint); see the module docstring."""
+
+    def __init__(self, app: ASGIApp, *, path: str, max_bytes: int, max_depth: int) -> None:
+        self.app = app
+        self.path = path
+        self.max_bytes = max_bytes
+        self.max_depth = max_depth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket") or scope["path"].rstrip("/") != self.path:
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await self.app(scope, self._bounded_messages(receive, send), send)
+            return
+        if scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        try:
+            body = await self._read_body(scope, receive)
+            if _is_json(scope):
+                check_graphql_body(body, self.max_depth)
+        except BadBodyError as problem:
+            # A client's mistake: an answer, logged below WARNING.
+            logger.info("request refused: %s", problem.message, extra={"status": problem.status, "code": problem.code})
+            await _respond(send, problem)
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+    async def _read_body(self, scope: Scope, receive: Receive) -> bytes:
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_bytes:
+            raise self._too_large()
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunk: bytes = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                raise self._too_large()
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+    def _too_large(self) -> BadBodyError:
+        return BadBodyError(
+            413,
+            f"The request body is larger than {self.max_bytes} bytes (QUIVER_MAX_REQUEST_BYTES).",
+            TOO_LARGE,
+            maxBytes=self.max_bytes,
+        )
+
+    def _bounded_messages(self, receive: Receive, send: Send) -> Receive:
+        async def bounded() -> Message:
+            message = await receive()
+            if message["type"] != "websocket.receive":
+                return message
+            data = message.get("text")
+            raw = data.encode() if isinstance(data, str) else (message.get("bytes") or b"")
+            if len(raw) > self.max_bytes:
+                return await _close(send, WS_MESSAGE_TOO_BIG, f"message over {self.max_bytes} bytes")
+            if json_depth(raw) > self.max_depth:
+                return await _close(send, WS_INVALID_MESSAGE, f"message nested over {self.max_depth} levels")
+            return message
+
+        return bounded
+
+
+async def _close(send: Send, code: int, reason: str) -> Message:
+    logger.info("websocket closed: %s", reason, extra={"code": code})
+    await send({"type": "websocket.close", "code": code, "reason": reason})
+    # The app sees the end of the connection, as if the client had left.
+    return {"type": "websocket.disconnect", "code": code}
+
+
+def _is_json(scope: Scope) -> bool:
+    for name, value in scope.get("headers", []):
+        if name == b"content-type":
+            return b"json" in value.lower()
+    return False
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The body already read, once; then whatever the connection says (a disconnect)."""
+    delivered = False
+
+    async def replay() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _respond(send: Send, problem: BadBodyError) -> None:
+    payload = graphql_error(problem.message, problem.code, **problem.extensions)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+    if problem.status == 413:
+        # The rest of the body is not read: the connection cannot carry another request.
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": problem.status, "headers": headers})
+    await send({"type": "http.response.body", "body": payload})

@@ -1,0 +1,404 @@
+"""What one GraphQL operation may cost, computed before it runs.
+
+The cost of an operation is the number of fields it could resolve at most: every field
+counts once for each time it can appear in the answer. A field with a ``first`` (or
+``topK``) argument multiplies what it selects by that number (``null`` or absent: the
+argument's default, and never more than the 100 a page holds); a list field without one
+multiplies by ``LIST_FACTOR``, except the ``edges``/``nodes`` of a connection, already
+counted by ``first``. Fragments count where they are spread. Subscriptions are costed
+the same way, per event.
+
+An operation over ``max_cost`` is refused before execution with ``QUERY_TOO_COSTLY``
+and its computed cost. Computing it takes time linear in the document, even for one
+built to expand exponentially through fragments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from graphql import (
+    DocumentNode,
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLSchema,
+    InlineFragmentNode,
+    IntValueNode,
+    OperationDefinitionNode,
+    SelectionSetNode,
+    ValidationRule,
+    VariableNode,
+    get_named_type,
+)
+from strawberry.extensions import FieldExtension, SchemaExtension
+from strawberry.types.base import StrawberryList
+from strawberry.types.field import StrawberryField
+from strawberry.utils.str_converters import to_camel_case
+
+from schema.errors import ClientError, UserError
+from schema.pagination import MAX_FIRST
+
+#: How many items a list field without ``first`` is assumed to hold.
+LIST_FACTOR = 10
+PAGE_ARGUMENTS = ("first", "topK")
+CONNECTION_LISTS = ("edges", "nodes")
+#: Costs are capped here: beyond it, the exact figure tells a client nothing more.
+MAX_REPORTED_COST = 10**15
+
+
+class _Coster:
+    """Costs are linear in the multiplier, so each selection set is costed once for a
+    multiplier of 1 and scaled; a fragment's cost is remembered per parent type, which
+    keeps the computation linear in the document even when fragments expand exponentially."""
+
+    def __init__(
+        self,
+        schema: GraphQLSchema,
+        fragments: dict[str, FragmentDefinitionNode],
+        variables: dict[str, Any],
+    ) -> None:
+        self.schema = schema
+        self.fragments = fragments
+        self.variables = variables
+        self.fragment_costs: dict[tuple[str, str], int] = {}
+
+    def selection_set(self, selections: SelectionSetNode, parent: Any) -> int:
+        cost = 0
+        for selection in selections.selections:
+            if isinstance(selection, FieldNode):
+                cost += self.field(selection, parent)
+            elif isinstance(selection, InlineFragmentNode):
+                condition = selection.type_condition
+                target = self.schema.get_type(condition.name.value) if condition else parent
+                cost += self.selection_set(selection.selection_set, target or parent)
+            elif isinstance(selection, FragmentSpreadNode):
+                cost += self.fragment(selection.name.value, parent)
+        return min(cost, MAX_REPORTED_COST)
+
+    def fragment(self, name: str, parent: Any) -> int:
+        key = (name, getattr(parent, "name", ""))
+        if key not in self.fragment_costs:
+            fragment = self.fragments.get(name)
+            self.fragment_costs[key] = 0  # a cycle (refused by validation anyway) counts nothing
+            if fragment is not None:
+                target = self.schema.get_type(fragment.type_condition.name.value)
+                self.fragment_costs[key] = self.selection_set(fragment.selection_set, target or parent)
+        return self.fragment_costs[key]
+
+    def field(self, node: FieldNode, parent: Any) -> int:
+        if node.selection_set is None:
+            return 1
+        fields = getattr(parent, "fields", None) or {}
+        definition = fields.get(node.name.value)
+        if definition is None:  # introspection (__schema, __type): counted by its own selections
+            return 1 + self.selection_set(node.selection_set, None)
+        factor = self._factor(node, definition, parent)
+        return 1 + factor * self.selection_set(node.selection_set, get_named_type(definition.type))
+
+    def _factor(self, node: FieldNode, definition: Any, parent: Any) -> int:
+        for name in PAGE_ARGUMENTS:
+            if name in definition.args:
+                return self._page_size(node, name, definition.args[name].default_value)
+        field_type = definition.type
+        if isinstance(field_type, GraphQLNonNull):
+            field_type = field_type.of_type
+        if isinstance(field_type, GraphQLList):
+            is_connection_list = (
+                isinstance(parent, GraphQLObjectType)
+                and parent.name.endswith("Connection")
+                and node.name.value in CONNECTION_LISTS
+            )
+            return 1 if is_connection_list else LIST_FACTOR
+        return 1
+
+    def _page_size(self, node: FieldNode, name: str, default: Any) -> int:
+        value: Any = default
+        for argument in node.arguments or ():
+            if argument.name.value != name:
+                continue
+            if isinstance(argument.value, IntValueNode):
+                value = int(argument.value.value)
+            elif isinstance(argument.value, VariableNode):
+                value = self.variables.get(argument.value.name.value, default)
+            else:
+                value = None
+        if not isinstance(value, int) or isinstance(value, bool) or value > MAX_FIRST:
+            return MAX_FIRST
+        return max(value, 1)
+
+
+def operation_cost(
+    schema: GraphQLSchema, document: Any, operation_name: str | None, variables: dict[str, Any] | None
+) -> int:
+    """The most fields the operation can resolve (see the module docstring)."""
+    fragments = {
+        definition.name.value: definition
+        for definition in document.definitions
+        if isinstance(definition, FragmentDefinitionNode)
+    }
+    for operation in document.definitions:
+        if not isinstance(operation, OperationDefinitionNode):
+            continue
+        if operation_name is None or (operation.name is not None and operation.name.value == operation_name):
+            root = schema.get_root_type(operation.operation)
+            return _Coster(schema, fragments, variables or {}).selection_set(operation.selection_set, root)
+    return 0
+
+
+class QueryCostLimiter(SchemaExtension):
+    """Refuses, before execution, an operation costing more than ``max_cost`` (see the module docstring).
+
+    Listed after ValidationCache, so it runs once the document is known to be valid.
+    """
+
+    def __init__(self, max_cost: int) -> None:
+        self.max_cost = max_cost
+
+    def on_validate(self) -> Iterator[None]:
+        context = self.execution_context
+        if context.pre_execution_errors or context.graphql_document is None:
+            yield
+            return
+        cost = operation_cost(
+            context.schema._schema, context.graphql_document, context.operation_name, context.variables
+        )
+        if cost > self.max_cost:
+            context.pre_execution_errors = [
+                GraphQLError(
+                    f"This operation costs {cost}, over the limit of {self.max_cost} "
+                    "(QUIVER_GRAPHQL_MAX_COST): ask for fewer items (`first`) or fewer nested lists.",
+                    extensions={"code": "QUERY_TOO_COSTLY", "cost": cost, "maxCost": self.max_cost},
+                )
+            ]
+        yield
+
+
+# ------------------------------------------------------------------ text inputs
+
+
+@dataclass(frozen=True)
+class TextLimits:
+    """Longest string (in characters) each kind of text input takes; see README's settings."""
+
+    name: int = 200
+    description: int = 4_000
+    query: int = 4_000
+    prompt: int = 32_000
+    document: int = 500_000
+    other: int = 10_000
+
+    def for_field(self, parent: str, name: str) -> int:
+        kind = TEXT_KINDS.get((parent, name)) or TEXT_KINDS.get(("*", name))
+        if kind is None:
+            is_identifier = name == "id" or name.endswith(("Id", "Ids"))
+            kind = "name" if is_identifier else "other"
+        return int(getattr(self, kind))
+
+
+#: (input type or root field, GraphQL field or argument name) → kind of text; "*" for any.
+TEXT_KINDS: dict[tuple[str, str], str] = {
+    **{
+        ("*", name): "name"
+        for name in (
+            "name",
+            "label",
+            "title",
+            "category",
+            "group",
+            "owner",
+            "model",
+            "version",
+            "tags",
+            "triggerHints",
+            "skillChannel",
+            "idempotencyKey",
+            "sessionId",
+            "clientId",
+            "headerName",
+            "scopes",
+            "toolId",
+        )
+    },
+    **{("*", name): "description" for name in ("description", "boundary", "outputFormat")},
+    **{("*", name): "query" for name in ("query", "search")},
+    ("previewPrompt", "message"): "query",
+    ("skillRouting", "message"): "query",
+    **{("*", name): "prompt" for name in ("prompt", "systemPrompt")},
+    ("InvokeAgentInput", "message"): "prompt",
+    ("AddDocumentInput", "text"): "document",
+    ("ImportSkillInput", "text"): "document",
+}
+
+
+class _TooLongError(Exception):
+    def __init__(self, path: list[str], length: int, limit: int) -> None:
+        super().__init__(f"{'.'.join(path)} is {length} characters long; at most {limit} are accepted.")
+        self.path = path
+        self.length = length
+        self.limit = limit
+
+
+def _check_value(value: Any, parent: str, name: str, path: list[str], limits: TextLimits) -> None:
+    if isinstance(value, str):
+        limit = limits.for_field(parent, name)
+        if len(value) > limit:
+            raise _TooLongError(path, len(value), limit)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_value(item, parent, name, [*path, str(index)], limits)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        definition = getattr(type(value), "__strawberry_definition__", None)
+        if definition is None:
+            return
+        for field in definition.fields:
+            graphql_name = field.graphql_name or to_camel_case(field.python_name)
+            _check_value(
+                getattr(value, field.python_name), definition.name, graphql_name, [*path, graphql_name], limits
+            )
+
+
+class TextLimitsExtension(FieldExtension):
+    """Refuses an over-long string argument of a root field before its resolver runs: a
+    mutation answers a userError (code ``TOO_LONG``, the field path) in its payload; other
+    operations answer a top-level ``TOO_LONG`` error. JSON arguments are bounded by the
+    request size and depth instead."""
+
+    def __init__(self, limits: TextLimits) -> None:
+        self.limits = limits
+
+    def apply(self, field: StrawberryField) -> None:
+        self.field_name = field.graphql_name or to_camel_case(field.python_name or "")
+        self.payload = _payload_factory(field)
+
+    def _check(self, kwargs: dict[str, Any]) -> Any:
+        try:
+            for name, value in kwargs.items():
+                graphql_name = to_camel_case(name)
+                _check_value(value, self.field_name, graphql_name, [graphql_name], self.limits)
+        except _TooLongError as too_long:
+            message = str(too_long)
+            if self.payload is None:
+                raise ClientError(message, "TOO_LONG") from None
+            return self.payload(UserError(field=too_long.path, code="TOO_LONG", message=message))
+        return None
+
+    def resolve(self, next_: Callable[..., Any], source: Any, info: Any, **kwargs: Any) -> Any:
+        refusal = self._check(kwargs)
+        return refusal if refusal is not None else next_(source, info, **kwargs)
+
+    async def resolve_async(self, next_: Callable[..., Any], source: Any, info: Any, **kwargs: Any) -> Any:
+        refusal = self._check(kwargs)
+        if refusal is not None:
+            return refusal
+        result = next_(source, info, **kwargs)
+        return await result if inspect.isawaitable(result) else result
+
+
+def _payload_factory(field: StrawberryField) -> Callable[[UserError], Any] | None:
+    """Builds the field's payload holding only userErrors, or None when it has no userErrors."""
+    payload_type: Any = field.type
+    definition = getattr(payload_type, "__strawberry_definition__", None)
+    if definition is None or not any(item.python_name == "user_errors" for item in definition.fields):
+        return None
+
+    def build(error: UserError) -> Any:
+        values: dict[str, Any] = {}
+        for item in definition.fields:
+            if item.python_name == "user_errors":
+                values[item.python_name] = [error]
+            elif isinstance(item.type, StrawberryList):
+                values[item.python_name] = []
+            else:
+                values[item.python_name] = None
+        return payload_type(**values)
+
+    return build
+
+
+def add_text_limits(root_types: list[type], limits: TextLimits) -> None:
+    """Puts the text limits on every field of the root types, just before a schema is built
+    from them: each build converts the fields with the extensions they hold at that moment,
+    so the lists are replaced, never changed in place."""
+    for root in root_types:
+        for field in root.__strawberry_definition__.fields:  # type: ignore[attr-defined]
+            others = [extension for extension in field.extensions if not isinstance(extension, TextLimitsExtension)]
+            field.extensions = [*others, TextLimitsExtension(limits)]
+
+
+# ------------------------------------------------------------------ depth and aliases
+
+
+class _Shape:
+    """Depth and alias count of selection sets, each fragment measured once: Strawberry's
+    own limiters expand every spread, which takes exponential time on a document whose
+    fragments each spread the previous one twice (40 of them fit in the token limit)."""
+
+    def __init__(self, fragments: dict[str, FragmentDefinitionNode]) -> None:
+        self.fragments = fragments
+        self.measured: dict[str, tuple[int, int]] = {}
+
+    def measure(self, selections: SelectionSetNode) -> tuple[int, int]:
+        """(depth: fields with selections on the longest path, introspection not counted; aliases)."""
+        depth = aliases = 0
+        for selection in selections.selections:
+            if isinstance(selection, FieldNode):
+                aliases += selection.alias is not None
+                if selection.selection_set is None:
+                    continue
+                inner_depth, inner_aliases = self.measure(selection.selection_set)
+                aliases += inner_aliases
+                if not selection.name.value.startswith("__"):
+                    depth = max(depth, 1 + inner_depth)
+            elif isinstance(selection, InlineFragmentNode):
+                inner_depth, inner_aliases = self.measure(selection.selection_set)
+                depth, aliases = max(depth, inner_depth), aliases + inner_aliases
+            elif isinstance(selection, FragmentSpreadNode):
+                inner_depth, inner_aliases = self.fragment(selection.name.value)
+                depth, aliases = max(depth, inner_depth), aliases + inner_aliases
+        return depth, min(aliases, MAX_REPORTED_COST)
+
+    def fragment(self, name: str) -> tuple[int, int]:
+        if name not in self.measured:
+            self.measured[name] = (0, 0)  # a cycle (refused by validation anyway) adds nothing
+            fragment = self.fragments.get(name)
+            if fragment is not None:
+                self.measured[name] = self.measure(fragment.selection_set)
+        return self.measured[name]
+
+
+def shape_limit_rule(max_depth: int, max_aliases: int) -> type[ValidationRule]:
+    """A validation rule refusing documents deeper than ``max_depth`` or with more than
+    ``max_aliases`` aliases (counted once per spread), with Strawberry's limiters' messages."""
+
+    class ShapeLimit(ValidationRule):
+        def enter_document(self, node: DocumentNode, *_: Any) -> None:
+            fragments = {
+                definition.name.value: definition
+                for definition in node.definitions
+                if isinstance(definition, FragmentDefinitionNode)
+            }
+            shape = _Shape(fragments)
+            total_aliases = 0
+            for definition in node.definitions:
+                if not isinstance(definition, OperationDefinitionNode):
+                    continue
+                depth, aliases = shape.measure(definition.selection_set)
+                total_aliases += aliases
+                if depth > max_depth:
+                    name = definition.name.value if definition.name else "anonymous"
+                    self.report_error(
+                        GraphQLError(f"'{name}' exceeds maximum operation depth of {max_depth}", [definition])
+                    )
+            if total_aliases > max_aliases:
+                self.report_error(GraphQLError(f"{total_aliases} aliases found. Allowed: {max_aliases}"))
+
+    return ShapeLimit

@@ -1,0 +1,329 @@
+"""Bounds on requests (issue #11, items 8, 9 and 12): body size and shape, JSON depth,
+WebSocket messages, query cost and deadline, text inputs, client errors kept out of the
+error log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from app.config import Settings
+from app.main import create_app
+from app.principal import Role
+from tests.conftest import GraphQLClient, Keys
+from tests.schema.tools.operations import create_tool, create_tool_errors
+
+TRANSPORT_WS = "graphql-transport-ws"
+MAX_BYTES = Settings().max_request_bytes
+
+
+def graphql_error(response: httpx.Response) -> dict[str, Any]:
+    """The one error of a GraphQL-shaped refusal."""
+    body = response.json()
+    assert body["data"] is None
+    [error] = body["errors"]
+    return error  # type: ignore[no-any-return]
+
+
+def auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+
+
+class TestBodies:
+    async def test_a_body_over_the_limit_is_413_with_a_graphql_error(
+        self, http: httpx.AsyncClient, admin_key: str
+    ) -> None:
+        query = json.dumps({"query": "{ __typename }", "variables": {"pad": "x" * (MAX_BYTES + 1)}})
+
+        response = await http.post("/graphql", content=query, headers=auth(admin_key))
+
+        assert response.status_code == 413
+        error = graphql_error(response)
+        assert error["extensions"] == {"code": "REQUEST_TOO_LARGE", "maxBytes": MAX_BYTES}
+
+    async def test_a_chunked_body_without_length_is_cut_at_the_limit(
+        self, http: httpx.AsyncClient, admin_key: str
+    ) -> None:
+        sent = 0
+
+        async def chunks() -> AsyncIterator[bytes]:
+            nonlocal sent
+            yield b'{"query": "{ __typename }", "variables": {"pad": "'
+            for _ in range(8 * MAX_BYTES // 65536):
+                sent += 65536
+                yield b"x" * 65536
+            yield b'"}}'
+
+        response = await http.post("/graphql", content=chunks(), headers=auth(admin_key))
+
+        assert response.status_code == 413
+        assert graphql_error(response)["extensions"]["code"] == "REQUEST_TOO_LARGE"
+        assert "content-length" not in response.request.headers
+
+    @pytest.mark.parametrize(
+        "body",
+        [b'"abc"', b"null", b"[" * 1000 + b"]" * 1000, b'{"query": ' + b"[" * 1000 + b"]" * 1000 + b"}", b"{not json"],
+        ids=["string", "null", "deep-array", "deep-query", "not-json"],
+    )
+    async def test_bodies_that_are_not_a_graphql_request_are_400(
+        self, http: httpx.AsyncClient, admin_key: str, body: bytes
+    ) -> None:
+        response = await http.post("/graphql", content=body, headers=auth(admin_key))
+
+        assert response.status_code == 400
+        assert graphql_error(response)["extensions"]["code"] == "BAD_REQUEST"
+
+    async def test_deeply_nested_variables_are_refused_before_any_resolver(
+        self, http: httpx.AsyncClient, admin_key: str
+    ) -> None:
+        nested: Any = 1
+        for _ in range(900):
+            nested = {"a": nested}
+        body = {
+            "query": 'mutation($a: JSON!) { invokeTool(input: {spaceId: "x", toolId: "bt_calculator", '
+            "arguments: $a}) { status } }",
+            "variables": {"a": nested},
+        }
+
+        response = await http.post("/graphql", content=json.dumps(body), headers=auth(admin_key))
+
+        assert response.status_code == 400
+        assert "nested 902 levels" in graphql_error(response)["message"]
+
+    async def test_brackets_inside_strings_do_not_count_as_depth(self, gql: GraphQLClient) -> None:
+        data = await gql.execute(
+            "query($q: String) { tools(first: 1, filter: {search: $q}) { totalCount } }", {"q": "[[[{{{" * 600}
+        )
+
+        assert data == {"tools": {"totalCount": 0}}
+
+
+def _websocket_send(settings: Settings, key: str, message: str) -> int | None:
+    """Acknowledged socket, then ``message``: the close code it gets (None: still open)."""
+    app = create_app(settings)
+    with TestClient(app) as client, client.websocket_connect("/graphql", subprotocols=[TRANSPORT_WS]) as socket:
+        socket.send_json({"type": "connection_init", "payload": {"Authorization": f"Bearer {key}"}})
+        assert socket.receive_json()["type"] == "connection_ack"
+        socket.send_text(message)
+        try:
+            socket.receive_json()
+        except WebSocketDisconnect as disconnect:
+            return disconnect.code
+        return None
+
+
+class TestWebSocketMessages:
+    async def test_a_message_over_the_limit_closes_the_socket_with_1009(
+        self, settings: Settings, admin_key: str
+    ) -> None:
+        message = json.dumps({"type": "ping", "payload": {"pad": "x" * (MAX_BYTES + 1)}})
+
+        assert await asyncio.to_thread(_websocket_send, settings, admin_key, message) == 1009
+
+    async def test_a_deeply_nested_message_closes_the_socket_with_4400(
+        self, settings: Settings, admin_key: str
+    ) -> None:
+        message = '{"type": "ping", "payload": ' + "[" * 1000 + "]" * 1000 + "}"
+
+        assert await asyncio.to_thread(_websocket_send, settings, admin_key, message) == 4400
+
+
+AGENT_ALIASES = " ".join(
+    f"a{index}: agents(first: 100) {{ edges {{ node {{ id name "
+    f"runs(first: 100) {{ edges {{ node {{ id }} }} }} }} }} }}"
+    for index in range(30)
+)
+
+
+class TestQueryCost:
+    async def test_a_costly_query_is_refused_before_it_runs_with_its_cost(
+        self, gql: GraphQLClient, keys: Keys, count_queries: Any
+    ) -> None:
+        viewer = await keys.for_space((await keys.space("alpha")).id, Role.VIEWER)
+
+        response = await gql.raw("{ " + AGENT_ALIASES + " }", key=viewer)
+
+        error = graphql_error(response)
+        assert error["extensions"]["code"] == "QUERY_TOO_COSTLY"
+        # Per alias: agents 1 + 100 * (edges 1 + node (1 + id + name + runs (1 + 100 * (edges 1 + node 1 + id 1)))).
+        assert error["extensions"]["cost"] == 30 * (1 + 100 * (1 + 1 + 1 + 1 + (1 + 100 * 3))) == 915_030
+        assert str(error["extensions"]["cost"]) in error["message"]
+        assert not any("FROM agent" in statement for statement in count_queries.statements)
+
+    async def test_first_from_a_variable_counts(self, gql: GraphQLClient) -> None:
+        # Per tool: node 1 + boundSpaces (1 + 10 * (id 1 + visibleTools (1 + 20 * (edges 1 + node 1 + id + name)))).
+        query = (
+            "query($n: Int) { tools(first: $n) { edges { node { boundSpaces { id "
+            "visibleTools(first: 20) { edges { node { id name } } } } } } } }"
+        )
+
+        cheap = await gql.raw(query, {"n": 5})
+        refused = await gql.raw(query, {"n": 100})
+
+        assert "errors" not in cheap.json()
+        assert graphql_error(refused)["extensions"]["code"] == "QUERY_TOO_COSTLY"
+
+    async def test_fragments_that_expand_exponentially_are_measured_without_expanding(self, gql: GraphQLClient) -> None:
+        """Each fragment spreads the previous one twice: 2**39 fields. Strawberry's depth and
+        alias limiters expanded every spread and never finished."""
+        fragments = "fragment F0 on Tool { id name }\n" + "\n".join(
+            f"fragment F{level} on Tool {{ ...F{level - 1} ...F{level - 1} }}" for level in range(1, 40)
+        )
+        aliased = fragments.replace("{ id name }", "{ a: id name }")
+
+        costly = await gql.raw("{ tools(first: 1) { edges { node { ...F39 } } } }\n" + fragments)
+        aliases = await gql.raw("{ tools(first: 1) { edges { node { ...F39 } } } }\n" + aliased)
+
+        assert graphql_error(costly)["extensions"]["code"] == "QUERY_TOO_COSTLY"
+        assert graphql_error(costly)["extensions"]["cost"] == 1 + 1 * (1 + 1 + 2**40)
+        assert graphql_error(aliases)["message"] == f"{2**39} aliases found. Allowed: 30"
+
+    async def test_an_ordinary_page_is_served(self, gql: GraphQLClient) -> None:
+        data = await gql.execute(
+            "{ tools(first: 100) { totalCount edges { node { id name label description tags boundSpaces { id } } } } }"
+        )
+
+        assert data["tools"]["totalCount"] >= 1
+
+    async def test_subscriptions_are_costed_too(self, settings: Settings, admin_key: str) -> None:
+        fields = " ".join(f"f{index}: tool {{ id name label description tags }}" for index in range(2000))
+        subscribe = {
+            "id": "1",
+            "type": "subscribe",
+            "payload": {"query": "subscription { toolCalls { id " + fields + " } }"},
+        }
+
+        def run() -> dict[str, Any]:
+            app = create_app(settings.model_copy(update={"graphql_max_aliases": 5000, "graphql_max_tokens": 100_000}))
+            with TestClient(app) as client, client.websocket_connect("/graphql", subprotocols=[TRANSPORT_WS]) as ws:
+                ws.send_json({"type": "connection_init", "payload": {"Authorization": f"Bearer {admin_key}"}})
+                assert ws.receive_json()["type"] == "connection_ack"
+                ws.send_json(subscribe)
+                return ws.receive_json()  # type: ignore[no-any-return]
+
+        answer = await asyncio.to_thread(run)
+
+        assert answer["type"] == "error"
+        assert answer["payload"][0]["extensions"]["code"] == "QUERY_TOO_COSTLY"
+
+
+class TestDeadline:
+    async def test_a_query_past_the_deadline_is_answered_query_timeout(
+        self, settings: Settings, admin_key: str
+    ) -> None:
+        app = create_app(settings.model_copy(update={"graphql_timeout_s": 0.000001}))
+        transport = httpx.ASGITransport(app=app)
+        try:
+            async with httpx.AsyncClient(transport=transport, base_url="http://quiver.test") as client:
+                response = await client.post(
+                    "/graphql", json={"query": "{ spaces(first: 5) { totalCount } }"}, headers=auth(admin_key)
+                )
+        finally:
+            await app.state.services.close()
+
+        error = graphql_error(response)
+        assert error["extensions"] == {"code": "QUERY_TIMEOUT"}
+
+
+class TestTextInputs:
+    async def test_an_over_long_label_is_a_user_error_with_its_path(self, gql: GraphQLClient) -> None:
+        payload = (
+            await gql.execute(
+                "mutation($i: CreateSpaceInput!) "
+                "{ createSpace(input: $i) { space { id } userErrors { field code message } } }",
+                {"i": {"name": "big-label", "label": "L" * 1_000_000}},
+            )
+        )["createSpace"]
+
+        assert payload["space"] is None
+        assert [(error["field"], error["code"]) for error in payload["userErrors"]] == [
+            (["input", "label"], "TOO_LONG")
+        ]
+
+    async def test_list_items_and_nested_inputs_are_checked(self, gql: GraphQLClient) -> None:
+        errors = await create_tool_errors(gql, "long_tag", tags=["fine", "t" * 201])
+        assert [(error["field"], error["code"]) for error in errors] == [(["input", "tags", "1"], "TOO_LONG")]
+
+        errors = await create_tool_errors(gql, "long_secret", auth={"type": "BEARER", "secret": "s" * 20_000})
+        assert [(error["field"], error["code"]) for error in errors] == [(["input", "auth", "secret"], "TOO_LONG")]
+
+    async def test_descriptions_have_their_own_bound(self, gql: GraphQLClient) -> None:
+        await create_tool(gql, "described", description="d" * 4_000)
+
+        errors = await create_tool_errors(gql, "over_described", description="d" * 4_001)
+
+        assert errors[0]["code"] == "TOO_LONG" and "4000" in errors[0]["message"]
+
+    @pytest.mark.parametrize(
+        ("query", "variables"),
+        [
+            ('query($q: String!) { matchSkills(spaceId: "sp_x", query: $q) { score } }', {"q": "需要" * 100_000}),
+            ("query($s: String) { tools(first: 5, filter: {search: $s}) { totalCount } }", {"s": "%_" * 500_000}),
+            ("query($s: String) { skills(first: 5, filter: {search: $s}) { totalCount } }", {"s": "x" * 1_000_000}),
+        ],
+        ids=["matchSkills", "tools-search", "skills-search"],
+    )
+    async def test_long_queries_and_search_filters_are_a_clear_client_error(
+        self, gql: GraphQLClient, query: str, variables: dict[str, Any]
+    ) -> None:
+        response = await gql.raw(query, variables)
+
+        assert response.status_code == 200
+        error = graphql_error(response)
+        assert error["extensions"] == {"code": "TOO_LONG"}
+        assert "at most 4000" in error["message"]
+
+    async def test_a_ten_megabyte_query_is_refused_by_size(self, gql: GraphQLClient) -> None:
+        response = await gql.raw(
+            'query($q: String!) { matchSkills(spaceId: "sp_x", query: $q) { score } }', {"q": "x" * 10_000_000}
+        )
+
+        assert response.status_code == 413
+
+
+class TestClientErrorsInTheLog:
+    async def test_invalid_documents_are_logged_below_error(
+        self, gql: GraphQLClient, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        with caplog.at_level(logging.DEBUG):
+            for document in ("{ noSuchField }", "{ tools(first: ", "{ " + AGENT_ALIASES + " }"):
+                response = await gql.raw(document)
+                assert response.json()["errors"]
+
+        assert [record for record in caplog.records if record.levelno >= logging.ERROR] == []
+        assert any(record.getMessage().startswith("client error: ") for record in caplog.records)
+
+
+class TestNeighbours:
+    async def test_a_cheap_query_is_answered_while_another_tenant_sends_calculator_worst_cases(
+        self, gql: GraphQLClient, keys: Keys
+    ) -> None:
+        """round(1, -10**7) alone held the event loop for 16 s; everything is bounded before it runs now."""
+        noisy_space, quiet_space = await keys.space("noisy"), await keys.space("quiet")
+        noisy = gql.as_key(await keys.for_space(noisy_space.id, Role.MEMBER))
+        quiet = gql.as_key(await keys.for_space(quiet_space.id, Role.VIEWER))
+        invoke = "mutation($i: InvokeToolInput!) { invokeTool(input: $i) { status error { code } } }"
+        worst = ["round(1, -10 ** 7)", "-" * 498 + "1", "9 ** 999", "10 ** 399 * 10 ** 399", "(10 ** 300) ** 2"]
+
+        async def heavy(expression: str) -> str:
+            call = {"spaceId": noisy_space.id, "toolId": "bt_calculator", "arguments": {"expression": expression}}
+            answer = (await noisy.execute(invoke, {"i": call}))["invokeTool"]
+            return f"{answer['status']} {answer['error']['code'] if answer['error'] else ''}"
+
+        async def cheap() -> float:
+            started = asyncio.get_running_loop().time()
+            await quiet.execute("query($id: ID!) { space(id: $id) { id } }", {"id": quiet_space.id})
+            return asyncio.get_running_loop().time() - started
+
+        *outcomes, waited = await asyncio.gather(*(heavy(expression) for expression in worst * 4), cheap())
+
+        assert set(outcomes) == {"FAILED PARAM_INVALID"}
+        assert waited < 2.0, f"the quiet tenant waited {waited:.1f}s"
