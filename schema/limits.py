@@ -239,6 +239,11 @@ TEXT_KINDS: dict[tuple[str, str], str] = {
 }
 
 
+#: Root fields that bound their own inputs and answer in their own shape: invokeTool always
+#: answers an envelope (its gateway refuses over-long ids with TOOL_NOT_AVAILABLE or PARAM_INVALID).
+OWN_BOUNDS = frozenset({"invoke_tool"})
+
+
 class _TooLongError(Exception):
     def __init__(self, path: list[str], length: int, limit: int) -> None:
         super().__init__(f"{'.'.join(path)} is {length} characters long; at most {limit} are accepted.")
@@ -330,6 +335,8 @@ def add_text_limits(root_types: list[type], limits: TextLimits) -> None:
     so the lists are replaced, never changed in place."""
     for root in root_types:
         for field in root.__strawberry_definition__.fields:  # type: ignore[attr-defined]
+            if field.python_name in OWN_BOUNDS:
+                continue
             others = [extension for extension in field.extensions if not isinstance(extension, TextLimitsExtension)]
             field.extensions = [*others, TextLimitsExtension(limits)]
 

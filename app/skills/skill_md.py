@@ -27,6 +27,8 @@ FILE_NAME = "SKILL.md"
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
 QUIVER_METADATA = ("label", "version", "category", "tags", "trigger-hints", "boundary")
+#: Values the front matter may hold, written out; real ones hold a few dozen.
+MAX_FRONT_MATTER_NODES = 10_000
 KNOWN_TOP_LEVEL = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 
 
@@ -90,6 +92,22 @@ def default_label(name: str) -> str:
     return name.replace("-", " ").capitalize()
 
 
+def _expanded_size(value: Any) -> int:
+    """How many values ``value`` holds once written out (aliases counted at each use),
+    counted only up to just past the limit."""
+    count = 0
+    pending = [value]
+    while pending and count <= MAX_FRONT_MATTER_NODES:
+        current = pending.pop()
+        count += 1
+        if isinstance(current, dict):
+            pending.extend(current.keys())
+            pending.extend(current.values())
+        elif isinstance(current, list | tuple):
+            pending.extend(current)
+    return count
+
+
 def parse_skill_md(text: str, field: list[str] | None = None) -> ParsedSkill:
     """Read a SKILL.md; every problem is a ``DomainError`` (INVALID_SKILL_MD or INVALID_NAME)."""
     field = field or ["input", "text"]
@@ -100,6 +118,10 @@ def parse_skill_md(text: str, field: list[str] | None = None) -> ParsedSkill:
     except yaml.YAMLError as error:
         raise _invalid(f"The front matter is not valid YAML: {error}", field) from None
     front: dict[str, Any] = dict(post.metadata)
+    if _expanded_size(front) > MAX_FRONT_MATTER_NODES:
+        # YAML aliases can make a few lines stand for billions of values ("billion laughs"),
+        # which storing them as JSON would expand.
+        raise _invalid(f"The front matter holds more than {MAX_FRONT_MATTER_NODES} values.", field)
     name = front.get("name")
     if not isinstance(name, str) or not name:
         raise _invalid("The front matter needs a name.", field)
