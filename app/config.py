@@ -43,7 +43,7 @@ class Settings(BaseSettings):
     graphql_max_aliases: int = 30
     graphql_max_tokens: int = 5000
     # Most fields one operation may resolve, computed before it runs (schema/limits.py).
-    graphql_max_cost: int = 10_000
+    graphql_max_cost: int = 5_000
     # A query (not a mutation: tools and models bound those) still running after this is answered QUERY_TIMEOUT.
     graphql_timeout_s: float = 15.0
     # Request bodies and WebSocket messages to /graphql, and how deeply their JSON may nest.

@@ -47,7 +47,7 @@ def gql_body(query: str, variables: dict[str, Any] | None = None) -> bytes:
     return json.dumps({"query": query, "variables": variables or {}}).encode()
 
 
-def heavy_requests(space_id: str, pattern_tool: str, max_request_bytes: int) -> dict[str, bytes]:
+def heavy_requests(space_id: str, pattern_tool: str, max_request_bytes: int, max_cost: int) -> dict[str, bytes]:
     """The noisy tenant's requests, built once (so the client's own work stays out of the way)."""
     from schema.limits import operation_cost
     from schema.schema import build_schema
@@ -58,7 +58,7 @@ def heavy_requests(space_id: str, pattern_tool: str, max_request_bytes: int) -> 
     first = 100
     while first > 1:
         costly = f"{{ tools(first: {first}) {{ totalCount edges {{ cursor node {{ {fields} }} }} }} }}"
-        if operation_cost(schema, parse(costly), None, {}) <= 10_000:
+        if operation_cost(schema, parse(costly), None, {}) <= max_cost:
             break
         first -= 1
     over = " ".join(
@@ -237,7 +237,8 @@ def main() -> None:
 
     from app.config import Settings
 
-    max_request_bytes = Settings().max_request_bytes
+    settings = Settings()
+    max_request_bytes = settings.max_request_bytes
     with tempfile.TemporaryDirectory(prefix="quiver-noisy-") as directory:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
@@ -259,7 +260,9 @@ def main() -> None:
             try:
                 wait_until_up(url, process)
                 ids = setup(url, admin, environment)
-                requests = heavy_requests(ids["noisy"], ids["pattern_tool"], max_request_bytes)
+                requests = heavy_requests(
+                    ids["noisy"], ids["pattern_tool"], max_request_bytes, settings.graphql_max_cost
+                )
 
                 # Every kind once, so neither run pays for a cold cache.
                 for name, body in requests.items():

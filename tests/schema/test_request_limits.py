@@ -70,8 +70,16 @@ class TestBodies:
 
     @pytest.mark.parametrize(
         "body",
-        [b'"abc"', b"null", b"[" * 1000 + b"]" * 1000, b'{"query": ' + b"[" * 1000 + b"]" * 1000 + b"}", b"{not json"],
-        ids=["string", "null", "deep-array", "deep-query", "not-json"],
+        [
+            b'"abc"',
+            b"null",
+            b"[" * 1000 + b"]" * 1000,
+            b'{"query": ' + b"[" * 1000 + b"]" * 1000 + b"}",
+            b"{not json",
+            b'{"query": 5}',
+            b'[{"query": "{ __typename }"}]',
+        ],
+        ids=["string", "null", "deep-array", "deep-query", "not-json", "query-not-a-string", "batch"],
     )
     async def test_bodies_that_are_not_a_graphql_request_are_400(
         self, http: httpx.AsyncClient, admin_key: str, body: bytes
