@@ -43,7 +43,8 @@ class Settings(BaseSettings):
     graphql_max_aliases: int = 30
     graphql_max_tokens: int = 5000
     # Most fields one operation may resolve, computed before it runs (schema/limits.py).
-    graphql_max_cost: int = 5_000
+    # The console's heaviest page (MCP servers with their tools) costs about 14,700.
+    graphql_max_cost: int = 20_000
     # A query (not a mutation: tools and models bound those) still running after this is answered QUERY_TIMEOUT.
     graphql_timeout_s: float = 15.0
     # Request bodies and WebSocket messages to /graphql, and how deeply their JSON may nest.

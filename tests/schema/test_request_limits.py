@@ -202,7 +202,7 @@ class TestQueryCost:
         assert data["tools"]["totalCount"] >= 1
 
     async def test_subscriptions_are_costed_too(self, settings: Settings, admin_key: str) -> None:
-        fields = " ".join(f"f{index}: tool {{ id name label description tags }}" for index in range(2000))
+        fields = " ".join(f"f{index}: tool {{ id name label description tags }}" for index in range(4000))
         subscribe = {
             "id": "1",
             "type": "subscribe",
@@ -210,7 +210,7 @@ class TestQueryCost:
         }
 
         def run() -> dict[str, Any]:
-            app = create_app(settings.model_copy(update={"graphql_max_aliases": 5000, "graphql_max_tokens": 100_000}))
+            app = create_app(settings.model_copy(update={"graphql_max_aliases": 5000, "graphql_max_tokens": 200_000}))
             with TestClient(app) as client, client.websocket_connect("/graphql", subprotocols=[TRANSPORT_WS]) as ws:
                 ws.send_json({"type": "connection_init", "payload": {"Authorization": f"Bearer {admin_key}"}})
                 assert ws.receive_json()["type"] == "connection_ack"
