@@ -55,9 +55,10 @@ query Node($id: ID!) {
 }
 """
 
+# Twenty servers a page keeps the nested tools pages within the query cost limit.
 MCP_SERVERS = """
 query McpServers {
-  mcpServers(first: 100) {
+  mcpServers(first: 20) {
     totalCount
     edges { node { id tools(first: 100) { totalCount edges { node { id } } } } }
   }
