@@ -36,6 +36,8 @@ SECRET_KEY = re.compile(r"(password|passwd|secret|token|api[_-]?key|authorizatio
 TEXT_CAP = 4_000
 MESSAGES_CAP_CHARS = 48_000
 LIST_CAP = 50
+DICT_CAP = 200
+DEPTH_CAP = 20
 MIN_SECRET_LENGTH = 6
 
 
@@ -70,15 +72,21 @@ class Scrubber:
             return f"{value[:cap]}[…cut: {len(value)} characters]"
         return value
 
-    def value(self, value: Any, cap: int = TEXT_CAP) -> Any:
-        """Any JSON value: secret-looking keys redacted at any depth, strings cut at ``cap``."""
+    def value(self, value: Any, cap: int = TEXT_CAP, depth: int = 0) -> Any:
+        """Any JSON value: secret-looking keys redacted at any depth, strings cut at ``cap``,
+        lists, objects and nesting bounded."""
+        if depth > DEPTH_CAP and isinstance(value, dict | list | tuple):
+            return "[…nested deeper than the trace keeps]"
         if isinstance(value, dict):
-            return {
-                str(key): REDACTED if SECRET_KEY.search(str(key)) else self.value(item, cap)
-                for key, item in value.items()
+            scrubbed = {
+                str(key): REDACTED if SECRET_KEY.search(str(key)) else self.value(item, cap, depth + 1)
+                for key, item in list(value.items())[:DICT_CAP]
             }
+            if len(value) > DICT_CAP:
+                scrubbed["…"] = f"{len(value) - DICT_CAP} more keys"
+            return scrubbed
         if isinstance(value, list | tuple):
-            items = [self.value(item, cap) for item in value[:LIST_CAP]]
+            items = [self.value(item, cap, depth + 1) for item in value[:LIST_CAP]]
             if len(value) > LIST_CAP:
                 items.append(f"[…{len(value) - LIST_CAP} more]")
             return items

@@ -68,6 +68,8 @@ mutation Reject($input: RejectToolCallInput!) {
 }
 """
 
+TRACE = "query Trace($id: ID!) { agentRun(id: $id) { trace { kind step durationMs detail } } }"
+
 RUN_CALLS = """
 query RunCalls($id: ID!) {
   agentRun(id: $id) {
@@ -221,6 +223,17 @@ class TestWaiting:
         second = world.model.requests[1]
         assert tool_messages(second)["call_refund"]["status"] == "SUCCESS"
         assert (await pending(world.gql, world.space_id))["totalCount"] == 0
+        stages = (await world.gql.execute(TRACE, {"id": run["id"]}))["agentRun"]["trace"]
+        kinds = [stage["kind"] for stage in stages]
+        assert kinds[-4:] == ["MODEL_CALL", "APPROVAL", "TOOL_CALL", "MODEL_CALL"], kinds
+        approval = stages[kinds.index("APPROVAL")]
+        assert approval["step"] == 1
+        assert approval["detail"]["decision"] == "APPROVED"
+        assert approval["detail"]["toolCallId"] == waiting["id"]
+        assert approval["detail"]["comment"] == "ok, customer is known"
+        assert approval["detail"]["decidedBy"] == done["approval"]["decidedBy"]
+        # The stage lasts from the request to the decision.
+        assert approval["durationMs"] > 0
 
     async def test_rejected_the_model_is_told_why_and_the_run_goes_on(self, world: World) -> None:
         world.model.push(tool_calls(call("refund", {"order": "8", "amount": 400}, call_id="call_refund")))
@@ -294,7 +307,7 @@ class TestWaiting:
 
         second = world.model.requests[1]
         told = tool_messages(second)
-        assert told["call_calc"]["data"] == {"result": 40} or told["call_calc"]["status"] == "SUCCESS"
+        assert told["call_calc"]["data"]["result"] == 40
         assert told["call_refund"]["status"] == "SUCCESS"
         # The tool messages follow the order of the model's calls.
         assert [message.get("tool_call_id") for message in second["messages"] if message["role"] == "tool"] == [
