@@ -222,6 +222,14 @@ class ToolGateway:
         latency_ms = (time.perf_counter() - clock) * 1000
         return await self._finish(request, tool, trace_id, started_at, latency_ms, attempts, data, failure)
 
+    async def visible_tool(self, space_id: str, tool_id: str) -> ToolDefinition | None:
+        """The tool as calls made in the space resolve it, from the cache; None unless it is
+        ACTIVE and visible there."""
+        if len(tool_id) > MAX_IDENTIFIER_LENGTH:
+            return None
+        resolved = await self._resolved.get_or_load((space_id, tool_id), lambda: self._load(space_id, tool_id))
+        return resolved.tool if resolved.space_exists and resolved.visible else None
+
     async def check_arguments(
         self, principal: Principal, space_id: str, tool_id: str, arguments: Any
     ) -> ToolFailure | None:

@@ -33,7 +33,6 @@ from app.runtime import repository, trace
 from app.runtime.checkpoint import Checkpoint, PlannedCall
 from app.runtime.model import ModelClient, ModelError, ModelReply, ToolCallRequest
 from app.skills.usage import record_injection
-from app.tools import repository as tools_repository
 from app.tools.models import ToolDefinition
 from app.tools.service import APPROVAL_POLICIES
 
@@ -338,8 +337,13 @@ class RunDriver:
         )
 
     async def _tools(self, tool_ids: set[str]) -> dict[str, ToolDefinition]:
-        async with self.session_factory() as session:
-            return {tool.tool_id: tool for tool in await tools_repository.tools_by_ids(session, sorted(tool_ids))}
+        """The tools as the run's space sees them now, from the gateway's cache (dropped on any catalog change)."""
+        found: dict[str, ToolDefinition] = {}
+        for tool_id in sorted(tool_ids):
+            tool = await self.runtime.gateway.visible_tool(self.run.space_id, tool_id)
+            if tool is not None:
+                found[tool_id] = tool
+        return found
 
     def _call_row(
         self,
@@ -382,14 +386,17 @@ class RunDriver:
         assert self.checkpoint is not None
         checkpoint = self.checkpoint
         open_calls = [call for call in checkpoint.pending if call.envelope is None]
-        async with self.session_factory() as session:
-            rows = await repository.calls_by_ids(session, [call.tool_call_id for call in open_calls])
-            approvals = {
-                approval.tool_call_id: approval
-                for approval in await repository.approvals_by_ids(
-                    session, [call.tool_call_id for call in open_calls if call.needs_approval]
-                )
-            }
+        rows: dict[str, ToolCall] = {}
+        approvals: dict[str, ToolCallApproval] = {}
+        if not just_planned:
+            async with self.session_factory() as session:
+                rows = await repository.calls_by_ids(session, [call.tool_call_id for call in open_calls])
+                approvals = {
+                    approval.tool_call_id: approval
+                    for approval in await repository.approvals_by_ids(
+                        session, [call.tool_call_id for call in open_calls if call.needs_approval]
+                    )
+                }
         tools = await self._tools({call.tool_id for call in open_calls})
         now = utcnow()
         to_run: list[tuple[PlannedCall, Any, bool]] = []
@@ -405,6 +412,9 @@ class RunDriver:
                 self._tool_stage(call, call.envelope, row.started_at, row.finished_at)
                 if call.needs_approval:
                     settled_approvals.append(call.tool_call_id)
+                continue
+            if call.needs_approval and just_planned:
+                waiting = True  # asked a moment ago: nobody can have decided yet
                 continue
             if not call.needs_approval:
                 if just_planned or tool is None or tool.side_effect != "WRITE":
@@ -470,10 +480,14 @@ class RunDriver:
                 )
             checkpoint.messages = messages
             checkpoint.pending = []
-        async with self.session_factory() as session, session.begin():
-            await repository.settle_approvals(session, settled_approvals, utcnow())
-            await self._save(session)
-        self._stages_committed()
+        if settled_approvals or not just_planned:
+            async with self.session_factory() as session, session.begin():
+                await repository.settle_approvals(session, settled_approvals, utcnow())
+                await self._save(session)
+            self._stages_committed()
+        # Otherwise the step's outcome is stored with the next step (or the finish, or the wait for a
+        # decision): until then the call log holds it, which is where a replica continuing the run
+        # after a crash would find it.
         return waiting
 
     async def _expire(self, approval: ToolCallApproval, now: datetime) -> ToolCallApproval:
