@@ -16,6 +16,8 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -59,6 +61,23 @@ def effective_approval(tool: ToolDefinition, agent: Agent) -> str:
 def needs_approval(tool: ToolDefinition, agent: Agent) -> bool:
     policy = effective_approval(tool, agent)
     return policy == ALWAYS or (policy == WRITE_ONLY and tool.side_effect == "WRITE")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What one store writes: the checkpoint, the progress, and the stages collected since the last."""
+
+    checkpoint: dict[str, Any]
+    steps: int
+    prompt_tokens: int
+    completion_tokens: int
+    stages: list[trace.Stage]
+
+
+def _retrieve(task: asyncio.Future[None]) -> None:
+    """A background store's failure is raised where it is awaited; never 'never retrieved'."""
+    if not task.cancelled():
+        task.exception()
 
 
 class LeaseLostError(Exception):
@@ -122,6 +141,8 @@ class RunDriver:
         self.completion_tokens = run.completion_tokens or 0
         #: Trace stages not yet stored: they go with the next checkpoint (or the finish).
         self.stages: list[trace.Stage] = []
+        #: A store of the state still under way (see _store_in_background).
+        self._pending_store: asyncio.Future[None] | None = None
 
     @property
     def session_factory(self) -> async_sessionmaker[AsyncSession]:
@@ -222,8 +243,9 @@ class RunDriver:
             stored.prompt_warnings = prompt.warnings
             stored.checkpoint = checkpoint.as_json()
             await record_injection(session, prompt.injected_skills)
-            await repository.add_stages(session, run.id, self.stages)
-        self._stages_committed()
+            stages, self.stages = self.stages, []
+            await repository.add_stages(session, run.id, stages)
+        self._export(stages)
 
     async def _model_call(self) -> ModelReply:
         assert self.agent is not None and self.client is not None and self.checkpoint is not None
@@ -288,28 +310,33 @@ class RunDriver:
         checkpoint.pending = planned
         now = utcnow()
         expires = now + timedelta(seconds=self.runtime.settings.approval_timeout_s)
-        rows: list[dict[str, Any]] = []
-        async with self.session_factory() as session, session.begin():
-            for call in planned:
-                if not call.needs_approval:
-                    continue
-                tool = tools[call.tool_id]
-                row = self._call_row(call, tool, "PENDING_APPROVAL", None, now)
-                rows.append(row)
+        rows = [
+            self._call_row(call, tools[call.tool_id], "PENDING_APPROVAL", None, now)
+            for call in planned
+            if call.needs_approval
+        ]
+
+        async def request_approvals(session: AsyncSession) -> None:
+            for row in rows:
                 await repository.write_call_row(session, row, replace=False)
                 session.add(
                     ToolCallApproval(
-                        tool_call_id=call.tool_call_id,
+                        tool_call_id=row["id"],
                         run_id=self.run.id,
                         space_id=self.run.space_id,
                         agent_id=self.run.agent_id,
-                        tool_id=call.tool_id,
+                        tool_id=row["tool_id"],
                         requested_at=now,
                         expires_at=expires,
                     )
                 )
-            await self._save(session)
-        self._stages_committed()
+
+        writes = [tools[call.tool_id] for call in planned if call.tool_id in tools]
+        if rows or any(tool.side_effect == "WRITE" for tool in writes):
+            # Stored before anything runs: whoever continues the run must know these calls were made.
+            await self._store(also=request_approvals)
+        else:
+            self._store_in_background()
         for row in rows:
             await self.runtime._event(
                 self.run.id, "APPROVAL_REQUESTED", tool_id=row["tool_id"], tool_call_id=row["id"], call_id=row["id"]
@@ -481,10 +508,11 @@ class RunDriver:
             checkpoint.messages = messages
             checkpoint.pending = []
         if settled_approvals or not just_planned:
-            async with self.session_factory() as session, session.begin():
+
+            async def settle(session: AsyncSession) -> None:
                 await repository.settle_approvals(session, settled_approvals, utcnow())
-                await self._save(session)
-            self._stages_committed()
+
+            await self._store(also=settle)
         # Otherwise the step's outcome is stored with the next step (or the finish, or the wait for a
         # decision): until then the call log holds it, which is where a replica continuing the run
         # after a crash would find it.
@@ -629,9 +657,7 @@ class RunDriver:
     async def _wait_for_approval(self) -> bool:
         """Release the run to WAITING_APPROVAL; True when it stays released, False when a
         decision arrived meanwhile and this replica claimed it back (go on settling)."""
-        async with self.session_factory() as session, session.begin():
-            await self._save(session, status=WAITING_APPROVAL)
-        self._stages_committed()
+        await self._store(status=WAITING_APPROVAL)
         logger.info("run %s waits for approval", self.run.id, extra={"run_id": self.run.id})
         # A decision committed between our read and the release found the run RUNNING and left it
         # to us: look again now that it is released (the decider looks after its commit, too).
@@ -645,29 +671,70 @@ class RunDriver:
             )
         return not claimed
 
-    async def _save(self, session: AsyncSession, *, status: str = RUNNING) -> None:
-        """Store the checkpoint, progress and pending stages; LeaseLostError when not the owner."""
+    def _snapshot(self) -> Snapshot:
+        """The state to store now; the stages collected so far go with it."""
         assert self.checkpoint is not None
+        stages, self.stages = self.stages, []
+        return Snapshot(self.checkpoint.as_json(), self.steps, self.prompt_tokens, self.completion_tokens, stages)
+
+    async def _write(self, session: AsyncSession, snapshot: Snapshot, *, status: str = RUNNING) -> None:
+        """Store a snapshot if this replica still owns the run; LeaseLostError otherwise."""
         saved = await repository.save_checkpoint(
             session,
             self.run.id,
             self.runtime.replica_id,
-            self.checkpoint.as_json(),
-            steps=self.steps,
-            prompt_tokens=self.prompt_tokens,
-            completion_tokens=self.completion_tokens,
+            snapshot.checkpoint,
+            steps=snapshot.steps,
+            prompt_tokens=snapshot.prompt_tokens,
+            completion_tokens=snapshot.completion_tokens,
             status=status,
         )
         if not saved:
             raise LeaseLostError(self.run.id)
-        await repository.add_stages(session, self.run.id, self.stages)
+        await repository.add_stages(session, self.run.id, snapshot.stages)
 
-    def _stages_committed(self) -> None:
-        committed, self.stages = self.stages, []
+    async def _store(
+        self, *, status: str = RUNNING, also: Callable[[AsyncSession], Awaitable[None]] | None = None
+    ) -> None:
+        """One transaction: ``also``, then the run's state (after any store still under way)."""
+        await self._stored_in_background()
+        snapshot = self._snapshot()
+        async with self.session_factory() as session, session.begin():
+            if also is not None:
+                await also(session)
+            await self._write(session, snapshot, status=status)
+        self._export(snapshot.stages)
+
+    def _store_in_background(self) -> None:
+        """Store the state without waiting for it (a step whose calls can all safely run again:
+        should the replica die before the commit, the step is simply done again)."""
+        previous = self._pending_store
+        snapshot = self._snapshot()
+
+        async def store() -> None:
+            if previous is not None:
+                await previous
+            async with self.session_factory() as session, session.begin():
+                await self._write(session, snapshot)
+            self._export(snapshot.stages)
+
+        task = asyncio.ensure_future(store())
+        # Awaited by the next store or the finish; shutdown cancels it with the runtime's tasks.
+        self.runtime._background.add(task)
+        task.add_done_callback(self.runtime._background.discard)
+        task.add_done_callback(_retrieve)
+        self._pending_store = task
+
+    async def _stored_in_background(self) -> None:
+        task, self._pending_store = self._pending_store, None
+        if task is not None:
+            await task
+
+    def _export(self, stages: list[trace.Stage]) -> None:
         sink = self.runtime.sink
-        if sink is not None and committed:
+        if sink is not None and stages:
             try:
-                sink.stages(self.run, self.agent.name if self.agent else None, committed)
+                sink.stages(self.run, self.agent.name if self.agent else None, stages)
             except Exception:
                 logger.warning("trace export failed", exc_info=True)
 
@@ -690,6 +757,7 @@ class RunDriver:
 
     async def finish(self, status: str, output: str | None, error: tuple[str, str, str | None] | None) -> None:
         run = self.run
+        await self._stored_in_background()
         now = utcnow()
         async with self.session_factory() as session, session.begin():
             stored = await repository.lock_owned_run(session, run.id, self.runtime.replica_id)
@@ -722,9 +790,10 @@ class RunDriver:
                         )
                     )
             await self._close_open_approvals(session, now)
-            await repository.add_stages(session, run.id, self.stages)
+            stages, self.stages = self.stages, []
+            await repository.add_stages(session, run.id, stages)
             finished = stored
-        self._stages_committed()
+        self._export(stages)
         sink = self.runtime.sink
         if sink is not None:
             try:

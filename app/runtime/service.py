@@ -152,6 +152,7 @@ class AgentRuntime:
         self.replica_id = new_id("rep_")
         self._background: set[asyncio.Task[None]] = set()
         self._maintenance: list[asyncio.Task[None]] = []
+        self._heartbeat: asyncio.Task[None] | None = None
         #: Runs this replica is driving now: the heartbeat renews exactly these leases.
         self._active: set[str] = set()
         self._last_prune = 0.0
@@ -163,20 +164,25 @@ class AgentRuntime:
         (orphaned ones at once: a first sweep runs now)."""
         if self._maintenance:
             return
-        self._maintenance = [
-            asyncio.create_task(self._heartbeat_loop(), name="run-lease-heartbeat"),
-            asyncio.create_task(self._sweep_loop(), name="run-sweep"),
-        ]
+        self._ensure_heartbeat()
+        self._maintenance = [asyncio.create_task(self._sweep_loop(), name="run-sweep")]
+
+    def _ensure_heartbeat(self) -> None:
+        """Leases are renewed whenever this replica drives runs, however it was started."""
+        if self._heartbeat is None or self._heartbeat.done():
+            self._heartbeat = asyncio.create_task(self._heartbeat_loop(), name="run-lease-heartbeat")
 
     async def close(self) -> None:
-        for task in self._maintenance:
+        heartbeat = [self._heartbeat] if self._heartbeat is not None else []
+        for task in [*self._maintenance, *heartbeat]:
             task.cancel()
         for task in list(self._background):
             task.cancel()
-        for task in [*self._maintenance, *self._background]:
+        for task in [*self._maintenance, *heartbeat, *self._background]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._maintenance = []
+        self._heartbeat = None
         if self.sink is not None:
             self.sink.shutdown()
 
@@ -325,6 +331,7 @@ class AgentRuntime:
                     await session.rollback()
                     continue
             self._active.add(run.id)
+            self._ensure_heartbeat()
             return run, True
         raise DomainError(
             "CONFLICT", "The idempotency key is being used concurrently; retry.", ["input", "idempotencyKey"]
@@ -398,6 +405,7 @@ class AgentRuntime:
 
     async def _drive(self, run_id: str, agent: Agent, client: ModelClient, *, fresh: bool) -> None:
         self._active.add(run_id)
+        self._ensure_heartbeat()
         try:
             async with self.session_factory() as session:
                 run = await repository.get_run(session, run_id)
