@@ -462,6 +462,14 @@ class RunDriver:
                     waiting = True
                     continue
             self._approval_stage(call, approval)
+            # Published by the run itself, so it comes before the events of the call it lets go.
+            await self.runtime._event(
+                self.run.id,
+                "APPROVAL_DECIDED",
+                tool_id=call.tool_id,
+                tool_call_id=call.tool_call_id,
+                call_id=call.tool_call_id,
+            )
             settled_approvals.append(call.tool_call_id)
             if approval.decision == APPROVED:
                 arguments = approval.arguments if approval.arguments is not None else call.arguments
@@ -532,14 +540,6 @@ class RunDriver:
             )
             current = await repository.get_approval(session, approval.tool_call_id)
         assert current is not None
-        if current.decision is not None:
-            await self.runtime._event(
-                self.run.id,
-                "APPROVAL_DECIDED",
-                tool_id=current.tool_id,
-                tool_call_id=current.tool_call_id,
-                call_id=current.tool_call_id,
-            )
         return current
 
     async def _refuse(

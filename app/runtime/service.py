@@ -475,11 +475,9 @@ class AgentRuntime:
                 current = await repository.get_approval(session, tool_call_id)
             assert current is not None
             self._check_open(current, run, utcnow())
-        await self._event(
-            run.id, "APPROVAL_DECIDED", tool_id=approval.tool_id, tool_call_id=tool_call_id, call_id=tool_call_id
-        )
-        # The run may still be settling its other calls (then its driver sees the decision when it
-        # releases the run); once released, exactly one replica claims it.
+        # The run publishes APPROVAL_DECIDED when it takes the decision up. It may still be settling
+        # its other calls (then its driver sees the decision when it releases the run); once
+        # released, exactly one replica claims it.
         await self._claim_waiting(run.id)
         async with self.session_factory() as session:
             call = await repository.calls_by_ids(session, [tool_call_id])

@@ -48,7 +48,7 @@ class PromptPreview:
 @strawberry.type(description="Something that happened during an agent run, streamed live.")
 class AgentRunEvent:
     kind: str = strawberry.field(
-        description="STARTED, MODEL_CALL, TOOL_CALL_STARTED, TOOL_CALL_FINISHED, MESSAGE_DELTA, APPROVAL_REQUESTED (a call waits for a decision: toolCall), APPROVAL_DECIDED (toolCall), RESUMED (a live replica continues the run after its own died), FINISHED."
+        description="STARTED, MODEL_CALL, TOOL_CALL_STARTED, TOOL_CALL_FINISHED, MESSAGE_DELTA, APPROVAL_REQUESTED (a call waits for a decision: toolCall), APPROVAL_DECIDED (toolCall; sent when the run takes the decision up), RESUMED (a live replica continues the run after its own died), FINISHED."
     )
     run: AgentRunRef = strawberry.field(description="The run, as of this event.")
     tool_call: ToolCallRef | None = strawberry.field(
