@@ -13,6 +13,7 @@ from app.changes import watch_catalog_commits
 from app.config import Settings
 from app.knowledge.cli import kb_cli
 from app.principal import Role
+from app.reports.cli import report
 from app.skills.cli import skills_cli
 from app.tools.cli import tools_cli
 
@@ -30,6 +31,7 @@ cli.add_typer(apikey_cli, name="apikey")
 cli.add_typer(kb_cli, name="kb")
 cli.add_typer(skills_cli, name="skills")
 cli.add_typer(tools_cli, name="tools")
+cli.command("report")(report)
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "schema.graphql"
 

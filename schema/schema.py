@@ -32,6 +32,7 @@ from schema.knowledge.schema import (
     KnowledgeSearchQuery,
 )
 from schema.limits import QueryCostLimiter, TextLimits, add_text_limits, shape_limit_rule
+from schema.reports.schema import ReportsQuery
 from schema.runtime.schema import RuntimeMutation, RuntimeQuery, RuntimeSubscription
 from schema.skills.schema import SkillMatchQuery, SkillsMutation, SkillsQuery
 from schema.spaces.api_keys import ApiKeysMutation, ApiKeysQuery
@@ -43,6 +44,7 @@ logger = logging.getLogger("quiver.graphql")
 
 @strawberry.type(description="Read the catalog: spaces, tools, skills, knowledge, agents, runs and the call log.")
 class Query(
+    ReportsQuery,
     RuntimeQuery,
     KnowledgeSearchQuery,
     SkillMatchQuery,

@@ -54,6 +54,8 @@ class AgentRun(Base):
         UniqueConstraint("agent_id", "idempotency_key", name="uq_agent_run_agent_id_idempotency_key"),
         # The sweep for runs whose owner is gone.
         Index("ix_agent_run_status_lease", "status", "lease_expires_at"),
+        # The health report reads a space's runs by start.
+        Index("ix_agent_run_space_started", "space_id", "started_at"),
     )
 
 

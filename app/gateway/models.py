@@ -45,6 +45,11 @@ class ToolCall(Base):
     )
 
 
+#: Indexes made by hand in migration 0010 for the health report, one set per backend (SQLite's
+#: on an expression of the stored text): not in the model, so autogenerate leaves them alone.
+REPORT_INDEXES = frozenset({"ix_tool_call_report_groups", "ix_tool_call_report_latency", "ix_tool_call_report"})
+
+
 class IdempotencyRecord(Base):
     """A caller's idempotency key: PENDING while the first call runs, then its envelope."""
 

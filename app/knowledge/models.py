@@ -23,6 +23,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, JsonType, UtcDateTime, utcnow
+from app.gateway.models import REPORT_INDEXES
 
 #: SQLite makes only ``INTEGER PRIMARY KEY`` an alias of the rowid, which the FTS5 index keys on.
 ChunkIdType = BigInteger().with_variant(Integer(), "sqlite")
@@ -106,6 +107,9 @@ def is_search_index_object(name: str | None, type_: str, table_name: str | None 
 
 
 def include_in_autogenerate(obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
-    """Alembic ``include_object`` hook: skip the lexical index found in the database."""
+    """Alembic ``include_object`` hook: skip the lexical index and the health report's indexes
+    found in the database."""
     table_name = getattr(getattr(obj, "table", None), "name", None)
+    if reflected and compare_to is None and type_ == "index" and name in REPORT_INDEXES:
+        return False
     return not (reflected and compare_to is None and is_search_index_object(name, type_, table_name))
