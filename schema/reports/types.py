@@ -41,12 +41,12 @@ class ToolUsage:
     tool_id: str = strawberry.field(description="The tool's id, as the call log keeps it.")
     calls: int = strawberry.field(description="Calls in the window (calls waiting for approval left out).")
     failures: int = strawberry.field(description="Calls that FAILED, whatever the code.")
-    failure_rate: float = strawberry.field(description="failures / calls.")
+    failure_rate: float = strawberry.field(description="Failures divided by calls.")
     param_invalid: int = strawberry.field(
         description="Calls refused with PARAM_INVALID: arguments that did not fit the tool's input schema."
     )
     param_invalid_rate: float = strawberry.field(
-        description="paramInvalid / calls: a high rate points at a bad schema or description."
+        description="The share of calls refused with PARAM_INVALID: a high rate points at a bad schema or description."
     )
 
     @strawberry.field(description="The tool; null if it no longer resolves or the caller may not see it.")
@@ -77,7 +77,7 @@ class ToolWeekHealth:
     week_start: date = strawberry.field(description="The Monday the week starts on (UTC).")
     calls: int = strawberry.field(description="Calls in that week, within the window.")
     failures: int = strawberry.field(description="Calls that FAILED.")
-    failure_rate: float = strawberry.field(description="failures / calls.")
+    failure_rate: float = strawberry.field(description="Failures divided by calls.")
     error_codes: list[ErrorCodeCount] = strawberry.field(description="The failures by error code, most frequent first.")
 
     @strawberry.field(description="The tool; null if it no longer resolves or the caller may not see it.")
@@ -166,7 +166,7 @@ class HealthReport:
     tool_weeks: list[ToolWeekHealth] = strawberry.field(
         description="Calls, failures and failure codes per tool and ISO week, by tool then week."
     )
-    latency_weeks: list[WeekLatency] = strawberry.field(description="p95 latency per ISO week, oldest first.")
+    latency_weeks: list[WeekLatency] = strawberry.field(description="The p95 latency per ISO week, oldest first.")
     skill_versions: list[SkillVersionOutcome] = strawberry.field(
         description="Skill versions served in the window, with their runs' outcomes, by skill, version and channel."
     )
