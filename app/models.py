@@ -5,6 +5,7 @@ from app.agents import runs as runs_models
 from app.db import Base
 from app.gateway import models as gateway_models
 from app.knowledge import models as knowledge_models
+from app.pipelines import models as pipelines_models
 from app.skills import models as skills_models
 from app.spaces import models as spaces_models
 from app.tools import models as tools_models
@@ -14,6 +15,7 @@ __all__ = [
     "agents_models",
     "gateway_models",
     "knowledge_models",
+    "pipelines_models",
     "runs_models",
     "skills_models",
     "spaces_models",

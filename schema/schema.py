@@ -32,6 +32,7 @@ from schema.knowledge.schema import (
     KnowledgeSearchQuery,
 )
 from schema.limits import QueryCostLimiter, TextLimits, add_text_limits, shape_limit_rule
+from schema.pipelines.schema import PipelinesMutation, PipelinesQuery, PipelinesSubscription
 from schema.reports.schema import ReportsQuery
 from schema.runtime.schema import RuntimeMutation, RuntimeQuery, RuntimeSubscription
 from schema.skills.schema import SkillMatchQuery, SkillsMutation, SkillsQuery
@@ -44,6 +45,7 @@ logger = logging.getLogger("quiver.graphql")
 
 @strawberry.type(description="Read the catalog: spaces, tools, skills, knowledge, agents, runs and the call log.")
 class Query(
+    PipelinesQuery,
     ReportsQuery,
     RuntimeQuery,
     KnowledgeSearchQuery,
@@ -62,6 +64,7 @@ class Query(
 
 @strawberry.type(description="Change the catalog, call tools and run agents. Bad input comes back as userErrors.")
 class Mutation(
+    PipelinesMutation,
     GatewayMutation,
     RuntimeMutation,
     CatalogMutation,
@@ -77,7 +80,7 @@ class Mutation(
 
 
 @strawberry.type(description="Live streams over graphql-transport-ws, authenticated in connection_init.")
-class Subscription(RuntimeSubscription, GatewaySubscription):
+class Subscription(PipelinesSubscription, RuntimeSubscription, GatewaySubscription):
     pass
 
 

@@ -64,6 +64,9 @@ class Checkpoint:
     #: invokeAgent's userProfile and skillChannel: what building the prompt needs besides the row.
     user_profile: dict[str, Any] | None = None
     force_channel: str | None = None
+    #: Skill versions pinned for this run (``skillId@version``, a pipeline step's): they replace
+    #: the agent's binding of the same skill, or are added to its skills.
+    skill_pins: list[str] | None = None
     #: The conversation as sent to the model; None until the prompt was built.
     messages: list[dict[str, Any]] | None = None
     functions: FunctionSet = field(default_factory=FunctionSet)
@@ -80,6 +83,7 @@ class Checkpoint:
             },
             "userProfile": self.user_profile,
             "forceChannel": self.force_channel,
+            "skillPins": self.skill_pins,
             "messages": self.messages,
             "functions": {"definitions": self.functions.definitions, "toolByName": self.functions.tool_by_name},
             "pending": [call.as_json() for call in self.pending],
@@ -93,6 +97,7 @@ class Checkpoint:
             principal=Principal(key_id=principal["keyId"], role=Role(principal["role"]), space_id=principal["spaceId"]),
             user_profile=data.get("userProfile"),
             force_channel=data.get("forceChannel"),
+            skill_pins=data.get("skillPins"),
             messages=data.get("messages"),
             functions=FunctionSet(
                 definitions=list(functions.get("definitions") or []),

@@ -63,6 +63,17 @@ def needs_approval(tool: ToolDefinition, agent: Agent) -> bool:
     return policy == ALWAYS or (policy == WRITE_ONLY and tool.side_effect == "WRITE")
 
 
+def with_pinned_skills(agent: Agent, pins: list[str] | None) -> Agent:
+    """The agent as a run with pinned skill versions sees it: each pin replaces the agent's
+    binding of the same skill, or is added. A detached copy: the stored agent is unchanged."""
+    if not pins:
+        return agent
+    pinned = {pin.partition("@")[0]: pin for pin in pins}
+    bound = [pinned.pop(reference.partition("@")[0], reference) for reference in agent.bound_skill_ids]
+    columns = {column.key: getattr(agent, column.key) for column in Agent.__table__.columns}
+    return Agent(**{**columns, "bound_skill_ids": [*bound, *pinned.values()]})
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """What one store writes: the checkpoint, the progress, and the stages collected since the last."""
@@ -207,7 +218,7 @@ class RunDriver:
         assert self.agent is not None and self.checkpoint is not None
         run, agent, checkpoint = self.run, self.agent, self.checkpoint
         prompt = await self.runtime.prompt_builder.build(
-            agent,
+            with_pinned_skills(agent, checkpoint.skill_pins),
             run.input,
             # A run without a conversation is its own canary bucket.
             session_id=run.session_id or run.id,

@@ -113,6 +113,8 @@ class InvokeRequest:
     force_channel: str | None = None
     delegation_depth: int = 0
     parent_run_id: str | None = None
+    #: ``skillId@version`` pins for this run (see Checkpoint.skill_pins).
+    skill_pins: list[str] | None = None
 
     def fingerprint(self) -> str:
         canonical = json.dumps(
@@ -121,6 +123,7 @@ class InvokeRequest:
                 "sessionId": self.session_id,
                 "profile": self.user_profile,
                 "skillChannel": self.force_channel,
+                **({"skillPins": self.skill_pins} if self.skill_pins else {}),
             },
             sort_keys=True,
         )
@@ -291,7 +294,10 @@ class AgentRuntime:
     async def _create_run(self, principal: Principal, agent: Agent, request: InvokeRequest) -> tuple[AgentRun, bool]:
         fingerprint = request.fingerprint() if request.idempotency_key else None
         checkpoint = Checkpoint(
-            principal=principal, user_profile=request.user_profile, force_channel=request.force_channel
+            principal=principal,
+            user_profile=request.user_profile,
+            force_channel=request.force_channel,
+            skill_pins=request.skill_pins,
         )
         run = AgentRun(
             id=new_id("run_"),

@@ -1,7 +1,7 @@
 """The cross-space matrix, generated from the schema.
 
 Space B holds one object of every kind (Tool, MCP server and its tool, Agent, AgentRun,
-KnowledgeBase, Document, Skill, the Space itself, a ToolCall, an ApiKey), each named with a marker.
+KnowledgeBase, Document, Skill, the Space itself, a ToolCall, an ApiKey, a Pipeline), each named with a marker.
 Space A holds objects that link to them: a call its MEMBER made to B's tool (refused, but
 logged), an agent whose activated tool was re-bound to B, an agent row pointing at B's
 knowledge base and skill, call rows pointing at B's agent and run, a global skill
@@ -193,6 +193,20 @@ async def build_world(gql: GraphQLClient, keys: Keys, session_factory: async_ses
         {"input": {"role": "SPACE_ADMIN", "spaceId": space_b, "label": f"{MARK} key"}},
         "createApiKey",
         "apiKey",
+    )
+    foreign["pipeline"] = await create(
+        "createPipeline CreatePipelineInput",
+        {
+            "input": {
+                "spaceId": space_b,
+                "name": f"{MARK} pipeline",
+                "steps": [
+                    {"name": "only", "agentId": foreign["agent"], "input": f"{MARK} {{{{ input }}}}", "final": True}
+                ],
+            }
+        },
+        "createPipeline",
+        "pipeline",
     )
     invoke = """mutation I($input: InvokeToolInput!) { invokeTool(input: $input) { status call { id } } }"""
     called = await gql.execute(
@@ -615,9 +629,9 @@ class TestCrossSpaceMatrix:
                 if sighting.linked:
                     linked.add(sighting.what)
         assert {kind for kind, object_id in world.foreign.items() if object_id not in reached} == set()
-        # Calls and keys are linked from no other object; every other kind is.
+        # Calls, keys and pipelines are linked from no other object; every other kind is.
         unlinked = {kind for kind, object_id in world.foreign.items() if object_id not in linked}
-        assert unlinked == {"tool_call", "api_key"}, f"never reached through a link: {unlinked}"
+        assert unlinked == {"tool_call", "api_key", "pipeline"}, f"never reached through a link: {unlinked}"
         # The defect this matrix was written for: a refused call's link to the tool.
         data, _ = await runner.run(
             principals["ADMIN"],

@@ -1,0 +1,359 @@
+"""Running a pipeline: each step is an agent run (``AgentRuntime.invoke``, driven by the
+``RunDriver`` like any run: leases, checkpoints, approvals), one after the other.
+
+A step gets its input from its template, its agent answers with JSON, and that output is
+checked against the step's ``outputSchema`` and passed on (``prev.output``,
+``steps.<name>.output``). The pipeline ends at the first final step that succeeds, or
+earlier when a step's output is an object with ``final_answer`` (its value is the
+pipeline's output). A failing step fails the pipeline run, naming the step, unless it is
+``optional``: then the next step runs with the same ``prev.output`` the failed one had.
+
+The run's state (each step's status, run and output) is stored after every change, and
+``pipeline-run:<id>`` carries STARTED, STEP_STARTED, STEP_FINISHED, each step run's own
+events (RUN_EVENT) and FINISHED. A run's steps are executed by the replica that started it;
+a step waiting for approval keeps that replica's task waiting (polling the database), not
+a connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+
+from app.agents.runs import AgentRun
+from app.db import utcnow
+from app.errors import DomainError, ForbiddenError, NotFoundError
+from app.ids import new_id
+from app.jsonschemas import validator_for
+from app.pipelines import contract, repository
+from app.pipelines.models import PipelineRun
+from app.pipelines.service import StepSpec, get_pipeline_for
+from app.principal import Principal
+from app.runtime import repository as runs_repository
+from app.runtime.service import EVENT_PUBLISH_TIMEOUT_S, AgentRuntime, InvokeRequest, run_topic
+
+logger = logging.getLogger("quiver.pipelines")
+
+RUNNING, SUCCEEDED, FAILED = "RUNNING", "SUCCEEDED", "FAILED"
+PENDING, SKIPPED = "PENDING", "SKIPPED"
+MAX_INPUT_CHARS = 100_000
+IDEMPOTENCY_HOURS = 24
+# How often a step's run is read back when no event says it finished (lost events).
+RECONCILE_S = 1.0
+
+
+def pipeline_run_topic(run_id: str) -> str:
+    return f"pipeline-run:{run_id}"
+
+
+@dataclass
+class PipelineRequest:
+    pipeline_id: str
+    input: Any
+    idempotency_key: str | None = None
+    run_async: bool = False
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(json.dumps({"input": self.input}, sort_keys=True).encode()).hexdigest()
+
+
+class StepFailedError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class PipelineRunner:
+    """Starts and executes pipeline runs on the runtime of this replica (its tasks, its bus)."""
+
+    def __init__(self, runtime: AgentRuntime, *, max_message_chars: int) -> None:
+        self.runtime = runtime
+        self.session_factory = runtime.session_factory
+        self.max_message_chars = max_message_chars
+
+    async def invoke(self, principal: Principal, request: PipelineRequest) -> PipelineRun:
+        field = ["input", "pipelineId"]
+        async with self.session_factory() as session:
+            pipeline = await get_pipeline_for(session, principal, request.pipeline_id)
+            version = await repository.get_version(session, pipeline.id, pipeline.version) if pipeline else None
+        if pipeline is None or version is None:
+            raise NotFoundError("Pipeline", request.pipeline_id, field)
+        if not principal.can_invoke_in_space(pipeline.space_id):
+            raise ForbiddenError("This key may not run pipelines (or agents) of the space.", field)
+        if self.runtime.model_client() is None:
+            raise DomainError(
+                "MODEL_NOT_CONFIGURED", "No model endpoint is configured: set QUIVER_OPENAI_BASE_URL.", field
+            )
+        if len(json.dumps(request.input)) > MAX_INPUT_CHARS:
+            raise DomainError(
+                "TOO_LONG", f"The input is at most {MAX_INPUT_CHARS} characters of JSON.", ["input", "input"]
+            )
+        steps = [StepSpec.from_json(step) for step in version.steps]
+        refusal = _schema_error(steps[0].input_schema, request.input)
+        if refusal is not None:
+            raise DomainError(
+                "INPUT_INVALID",
+                f"The input does not fit step {steps[0].name!r}'s inputSchema: {refusal}",
+                ["input", "input"],
+            )
+        run, is_new = await self._create(principal, request, pipeline.space_id, version.version, steps)
+        if not is_new:
+            return run if request.run_async or run.status != RUNNING else await self._settled(run.id)
+        if request.run_async:
+            self.runtime._spawn(self._execute(run.id, principal, steps), f"pipeline-{run.id}")
+            return run
+        await self._execute(run.id, principal, steps)
+        return await self._read(run.id)
+
+    async def _create(
+        self, principal: Principal, request: PipelineRequest, space_id: str, version: int, steps: list[StepSpec]
+    ) -> tuple[PipelineRun, bool]:
+        fingerprint = request.fingerprint() if request.idempotency_key else None
+        for _ in range(3):
+            if request.idempotency_key:
+                async with self.session_factory() as session:
+                    existing = await repository.run_by_idempotency_key(
+                        session, request.pipeline_id, request.idempotency_key
+                    )
+                if existing is not None:
+                    if utcnow() - existing.started_at <= timedelta(hours=IDEMPOTENCY_HOURS):
+                        if existing.request_hash != fingerprint:
+                            raise DomainError(
+                                "IDEMPOTENCY_CONFLICT",
+                                "This idempotency key was already used with another input.",
+                                ["input", "idempotencyKey"],
+                            )
+                        return existing, False
+                    async with self.session_factory() as session, session.begin():
+                        await session.execute(
+                            update(PipelineRun).where(PipelineRun.id == existing.id).values(idempotency_key=None)
+                        )
+            run = PipelineRun(
+                id=new_id("plr_"),
+                pipeline_id=request.pipeline_id,
+                pipeline_version=version,
+                space_id=space_id,
+                principal_key_id=principal.key_id,
+                status=RUNNING,
+                input=request.input,
+                steps=[{"name": step.name, "status": PENDING} for step in steps],
+                idempotency_key=request.idempotency_key,
+                request_hash=fingerprint,
+                started_at=utcnow(),
+            )
+            async with self.session_factory() as session:
+                session.add(run)
+                try:
+                    await session.commit()
+                except IntegrityError:
+                    await session.rollback()
+                    continue
+            return run, True
+        raise DomainError(
+            "CONFLICT", "The idempotency key is being used concurrently; retry.", ["input", "idempotencyKey"]
+        )
+
+    async def _read(self, run_id: str) -> PipelineRun:
+        async with self.session_factory() as session:
+            run = await repository.get_run(session, run_id)
+        assert run is not None
+        return run
+
+    async def _settled(self, run_id: str) -> PipelineRun:
+        pause = 0.05
+        while True:
+            run = await self._read(run_id)
+            if run.status != RUNNING:
+                return run
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 1.0)
+
+    # ------------------------------------------------------------ execution
+
+    async def _execute(self, run_id: str, principal: Principal, steps: list[StepSpec]) -> None:
+        try:
+            await self._steps(run_id, principal, steps)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            trace_id = secrets.token_hex(8)
+            logger.exception("pipeline run crashed", extra={"pipeline_run_id": run_id, "trace_id": trace_id})
+            with contextlib.suppress(Exception):
+                await self._finish(
+                    run_id,
+                    FAILED,
+                    None,
+                    ("INTERNAL_ERROR", f"The run failed inside the platform (trace {trace_id}).", None),
+                )
+
+    async def _steps(self, run_id: str, principal: Principal, steps: list[StepSpec]) -> None:
+        run = await self._read(run_id)
+        state: list[dict[str, Any]] = [dict(item) for item in run.steps]
+        pipeline_input = run.input
+        previous: Any = pipeline_input
+        outputs: dict[str, Any] = {}
+        await self._event(run_id, "STARTED")
+        for index, step in enumerate(steps):
+            try:
+                output, agent_run_id = await self._step(
+                    run_id, principal, step, index, state, pipeline_input, previous, outputs
+                )
+            except StepFailedError as failure:
+                state[index].update(status=FAILED, error={"code": failure.code, "message": failure.message})
+                await self._store_steps(run_id, state)
+                await self._event(
+                    run_id, "STEP_FINISHED", step=step.name, run_id=state[index].get("runId"), status=FAILED
+                )
+                if step.optional:
+                    outputs[step.name] = None
+                    continue
+                await self._finish(
+                    run_id,
+                    FAILED,
+                    None,
+                    (failure.code, f"Step {step.name!r} failed: {failure.message}", step.name),
+                    state,
+                )
+                return
+            outputs[step.name] = output
+            previous = output
+            state[index].update(status=SUCCEEDED, output=output)
+            is_final, answer = contract.final_answer(output)
+            if is_final or step.final:
+                for later in state[index + 1 :]:
+                    later["status"] = SKIPPED
+            await self._store_steps(run_id, state)
+            await self._event(run_id, "STEP_FINISHED", step=step.name, run_id=agent_run_id, status=SUCCEEDED)
+            if is_final:
+                await self._finish(run_id, SUCCEEDED, answer, None, state)
+                return
+            if step.final:
+                await self._finish(run_id, SUCCEEDED, output, None, state)
+                return
+        await self._finish(
+            run_id,
+            FAILED,
+            None,
+            ("NO_FINAL_ANSWER", "Every final step failed: the pipeline has no answer.", None),
+            state,
+        )
+
+    async def _step(
+        self,
+        run_id: str,
+        principal: Principal,
+        step: StepSpec,
+        index: int,
+        state: list[dict[str, Any]],
+        pipeline_input: Any,
+        previous: Any,
+        outputs: dict[str, Any],
+    ) -> tuple[Any, str]:
+        refusal = _schema_error(step.input_schema, previous)
+        if refusal is not None:
+            raise StepFailedError("INPUT_INVALID", f"its input does not fit its inputSchema: {refusal}")
+        message = contract.render(step.input, pipeline_input, previous, outputs)
+        if len(message) > self.max_message_chars:
+            raise StepFailedError(
+                "INPUT_TOO_LONG", f"its input is {len(message)} characters, over {self.max_message_chars}"
+            )
+        state[index].update(status=RUNNING)
+        try:
+            started = await self.runtime.invoke(
+                principal,
+                InvokeRequest(
+                    agent_id=step.agent_id, message=message, run_async=True, skill_pins=step.skill_versions or None
+                ),
+            )
+        except DomainError as error:
+            raise StepFailedError(error.code, error.message) from None
+        state[index]["runId"] = started.id
+        await self._store_steps(run_id, state)
+        await self._event(run_id, "STEP_STARTED", step=step.name, run_id=started.id)
+        finished = await self._follow(run_id, step.name, started.id)
+        if finished.status != SUCCEEDED:
+            code = finished.error_code or finished.status
+            raise StepFailedError(
+                code,
+                f"its agent run {finished.id} ended {finished.status}"
+                + (f": {finished.error_message}" if finished.error_message else ""),
+            )
+        is_json, output = contract.parse_output(finished.output)
+        if not is_json:
+            raise StepFailedError("OUTPUT_NOT_JSON", "its agent did not answer with JSON")
+        refusal = _schema_error(step.output_schema, output)
+        if refusal is not None:
+            raise StepFailedError("OUTPUT_INVALID", f"its output does not fit its outputSchema: {refusal}")
+        return output, started.id
+
+    async def _follow(self, run_id: str, step: str, agent_run_id: str) -> AgentRun:
+        """Forward the step run's events until it finished (read back from the database
+        whenever no event came for a while: events may be lost)."""
+        async with self.runtime.bus.subscribe(run_topic(agent_run_id)) as subscription:
+            events = aiter(subscription)
+            while True:
+                async with self.session_factory() as session:
+                    current = await runs_repository.get_run(session, agent_run_id)
+                assert current is not None
+                if current.finished_at is not None:
+                    return current
+                try:
+                    event = await asyncio.wait_for(anext(events), RECONCILE_S)
+                except TimeoutError:
+                    continue
+                except StopAsyncIteration:
+                    await asyncio.sleep(RECONCILE_S)
+                    continue
+                await self._event(run_id, "RUN_EVENT", step=step, run_id=agent_run_id, run_event=event)
+
+    async def _store_steps(self, run_id: str, state: list[dict[str, Any]]) -> None:
+        async with self.session_factory() as session, session.begin():
+            await session.execute(update(PipelineRun).where(PipelineRun.id == run_id).values(steps=state))
+
+    async def _finish(
+        self,
+        run_id: str,
+        status: str,
+        output: Any,
+        error: tuple[str, str, str | None] | None,
+        state: list[dict[str, Any]] | None = None,
+    ) -> None:
+        values: dict[str, Any] = {"status": status, "output": output, "finished_at": utcnow()}
+        if state is not None:
+            values["steps"] = state
+        if error is not None:
+            values.update(error_code=error[0], error_message=error[1], error_step=error[2])
+        async with self.session_factory() as session, session.begin():
+            await session.execute(update(PipelineRun).where(PipelineRun.id == run_id).values(**values))
+        await self._event(run_id, "FINISHED", status=status)
+
+    async def _event(self, pipeline_run_id: str, kind: str, /, **fields: Any) -> None:
+        try:
+            async with asyncio.timeout(EVENT_PUBLISH_TIMEOUT_S):
+                await self.runtime.bus.publish(
+                    pipeline_run_topic(pipeline_run_id),
+                    {"kind": kind, "pipeline_run_id": pipeline_run_id, "at": utcnow().isoformat(), **fields},
+                )
+        except Exception:
+            logger.warning("pipeline event %s of %s not published", kind, pipeline_run_id, exc_info=True)
+
+
+def _schema_error(schema: dict[str, Any] | None, value: Any) -> str | None:
+    if not schema:
+        return None
+    error = next(iter(validator_for(schema).iter_errors(value)), None)
+    if error is None:
+        return None
+    where = "/".join(str(part) for part in error.absolute_path)
+    return f"{error.message[:300]}" + (f" (at /{where})" if where else "")
