@@ -1,12 +1,14 @@
 """The health report over a call log of 1,000,000 rows, on SQLite and PostgreSQL.
 
 Seeds a throwaway database (migrated with the real migrations) with ``--rows`` call-log
-rows, all of them in one space and inside the report's 30-day window (the worst case for
-that space: every row is read), over 100 tools, 5 % failures with three codes, and 20,000
-runs serving skill versions. Then, interleaved round by round:
+rows over 100 tools, 5 % failures with three codes, and 20,000 runs serving skill
+versions. Layouts (``--layouts``): ``spread`` (default) puts the rows in 20 spaces over 180
+days, and the report is one space's last 30 days (about 1/120 of the log); ``single`` puts
+every row in the one space's 30-day window: the worst case, where the report reads them all.
+Then, interleaved round by round:
 
-- ``baseline``: ``SELECT count(*)`` of the space's calls in the window, the floor of any
-  report that reads each row once;
+- ``baseline``: ``SELECT count(*)`` of the space's calls in the window through the same
+  index, the floor of any report that reads each of its rows once;
 - ``report``: ``app.reports.service.health_report`` for the space, as ``healthReport`` and
   ``quiver report --space`` run it;
 - ``report, every space``: the same without a space (ADMIN, ``quiver report``).
@@ -41,10 +43,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.db import create_engine, create_session_factory  # noqa: E402
-from app.gateway.models import ToolCall  # noqa: E402
 from app.migrate import upgrade  # noqa: E402
 from app.principal import SYSTEM_PRINCIPAL  # noqa: E402
 from app.reports import service  # noqa: E402
+from app.reports.repository import window_conditions  # noqa: E402
 from bench.common import (  # noqa: E402
     DEFAULT_POSTGRES_URL,
     asyncpg_dsn,
@@ -57,6 +59,9 @@ from bench.common import (  # noqa: E402
 
 GOAL_MS = 500.0
 SPACE = "sp_bench_health"
+LAYOUTS = ("spread", "single")
+SPREAD_SPACES = 20
+SPREAD_DAYS = 180
 UNTIL = datetime(2026, 12, 1, tzinfo=UTC)
 SINCE = UNTIL - timedelta(days=30)
 TOOLS = ["bt_calculator", *(f"ct_bench_{index:03d}" for index in range(99))]
@@ -94,19 +99,23 @@ RUN_COLUMNS = (
 )
 
 
-def call_rows(count: int, seed: int) -> list[tuple[Any, ...]]:
+def call_rows(count: int, seed: int, layout: str) -> list[tuple[Any, ...]]:
+    """``single``: every row in SPACE and the window; ``spread``: over SPREAD_SPACES spaces
+    (SPACE one of them) and SPREAD_DAYS days ending with the window."""
     randomness = random.Random(seed)
-    span = (UNTIL - SINCE).total_seconds()
+    first = SINCE if layout == "single" else UNTIL - timedelta(days=SPREAD_DAYS)
+    span = (UNTIL - first).total_seconds()
     rows: list[tuple[Any, ...]] = []
     for index in range(count):
         failed = randomness.random() < 0.05
-        started = SINCE + timedelta(seconds=randomness.random() * span)
+        started = first + timedelta(seconds=randomness.random() * span)
+        space = SPACE if layout == "single" else f"{SPACE}_{randomness.randrange(SPREAD_SPACES):02d}"
         rows.append(
             (
                 f"tc_bench_{index:09d}",
                 TOOLS[min(int(randomness.paretovariate(1.2)) - 1, len(TOOLS) - 1)],
                 "CUSTOM",
-                SPACE,
+                space,
                 "{}",
                 "FAILED" if failed else "SUCCESS",
                 randomness.choice(CODES) if failed else None,
@@ -205,9 +214,7 @@ async def measure(url: str, rounds: int, warmup: int) -> dict[str, list[float]]:
     async def baseline() -> Any:
         async with sessions() as session:
             return await session.scalar(
-                select(func.count()).where(
-                    ToolCall.space_id == SPACE, ToolCall.started_at >= SINCE, ToolCall.started_at < UNTIL
-                )
+                select(func.count()).where(*window_conditions(session.get_bind().dialect.name, SPACE, SINCE, UNTIL))
             )
 
     async def report_space() -> Any:
@@ -243,15 +250,15 @@ async def measure(url: str, rounds: int, warmup: int) -> dict[str, list[float]]:
     return timings
 
 
-def run_backend(backend: str, postgres_url: str, rows: int, rounds: int, warmup: int, seed: int) -> None:
-    print(f"\n== {backend}")
+def run_backend(backend: str, postgres_url: str, layout: str, rows: int, rounds: int, warmup: int, seed: int) -> None:
+    print(f"\n== {backend}, {layout}")
     with (
         tempfile.TemporaryDirectory(prefix="quiver-bench-") as directory,
         throwaway_database(backend, postgres_url, "health", Path(directory)) as url,
     ):
         upgrade(url)
         started = time.perf_counter()
-        calls, runs = call_rows(rows, seed), run_rows(seed)
+        calls, runs = call_rows(rows, seed, layout), run_rows(seed)
         if backend == "sqlite":
             seed_sqlite(url, calls, runs)
         else:
@@ -277,6 +284,12 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument(
+        "--layouts",
+        default="spread",
+        help="spread: the log over 20 spaces and 180 days, the report of one space's 30 days; "
+        "single: every row in the one space's window (the worst case). Comma-separated.",
+    )
     parser.add_argument("--postgres-url", default=DEFAULT_POSTGRES_URL)
     arguments = parser.parse_args()
     print("Health report benchmark")
@@ -285,7 +298,7 @@ def main() -> None:
         f"SQLAlchemy {version('sqlalchemy')}"
     )
     print(
-        f"  {arguments.rows:,} call-log rows in one space, all in the 30-day window; {len(TOOLS)} tools; "
+        f"  {arguments.rows:,} call-log rows ({arguments.layouts}); {len(TOOLS)} tools; "
         f"{arguments.rounds} rounds after {arguments.warmup} warm-up, variants interleaved"
     )
     for backend in arguments.backends.split(","):
@@ -294,7 +307,16 @@ def main() -> None:
             if problem is not None:
                 print(f"\n== postgresql: skipped ({problem})")
                 continue
-        run_backend(backend, arguments.postgres_url, arguments.rows, arguments.rounds, arguments.warmup, arguments.seed)
+        for layout in arguments.layouts.split(","):
+            run_backend(
+                backend,
+                arguments.postgres_url,
+                layout,
+                arguments.rows,
+                arguments.rounds,
+                arguments.warmup,
+                arguments.seed,
+            )
 
 
 if __name__ == "__main__":

@@ -61,7 +61,9 @@ def _as_date(value: Any) -> date:
     return value if isinstance(value, date) else date.fromisoformat(str(value))
 
 
-def _window(dialect: str, space_id: str | None, since: datetime, until: datetime) -> list[ColumnElement[bool]]:
+def window_conditions(
+    dialect: str, space_id: str | None, since: datetime, until: datetime
+) -> list[ColumnElement[bool]]:
     conditions: list[ColumnElement[bool]] = [
         ToolCall.started_at >= since,
         ToolCall.started_at < until,
@@ -81,7 +83,7 @@ async def call_groups(session: AsyncSession, space_id: str | None, since: dateti
     dialect = _dialect(session)
     day = _day(dialect)
     keys: list[Any] = [day, ToolCall.tool_id, ToolCall.status, ToolCall.error_code]
-    statement = select(*keys, func.count()).where(*_window(dialect, space_id, since, until))
+    statement = select(*keys, func.count()).where(*window_conditions(dialect, space_id, since, until))
     # The index's order (the space fixed): SQLite aggregates as it reads, without sorting.
     rows = await session.execute(statement.group_by(*keys))
     return [CallGroup(_as_date(row[0]), row[1], row[2], row[3], int(row[4])) for row in rows.all()]
@@ -115,7 +117,7 @@ async def weekly_p95(
         week = func.date_trunc("week", func.timezone("UTC", ToolCall.started_at))
         statement = (
             select(week, func.percentile_cont(PERCENTILE).within_group(ToolCall.latency_ms))
-            .where(*_window(dialect, space_id, since, until))
+            .where(*window_conditions(dialect, space_id, since, until))
             .group_by(week)
         )
         rows = await session.execute(statement)
