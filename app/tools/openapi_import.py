@@ -39,7 +39,7 @@ from app.principal import Principal
 from app.spaces import repository as spaces_repository
 from app.tools import openapi, repository
 from app.tools.models import ToolDefinition
-from app.tools.service import AuthConfig, check_egress, seal_auth
+from app.tools.service import AuthConfig, check_credentials_stay, check_egress, seal_auth
 from app.validation import check_http_url
 
 logger = logging.getLogger(__name__)
@@ -253,6 +253,18 @@ async def import_openapi(
         if tool.import_key is not None
     }
     drafts = [result for result in read.results if isinstance(result, openapi.Draft)]
+    if data.auth is None:
+        # A re-import that moves a tool elsewhere must not take its stored credential along.
+        for draft in drafts:
+            moved = existing.get(draft.operation.key[:200])
+            if moved is not None:
+                check_credentials_stay(
+                    moved.auth_type,
+                    moved.endpoint,
+                    draft.endpoint,
+                    ["input", "baseUrl" if data.base_url else "spec"],
+                    f"endpoint of {moved.name}",
+                )
     report.skipped = [result for result in read.results if isinstance(result, openapi.Skip)]
     names: set[str] = set()
     for index, draft in enumerate(drafts, start=1):

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -199,6 +200,42 @@ def _apply_declared_fields(tool: ToolDefinition, data: ToolInput, box: SecretBox
         tool.auth_type, tool.auth_config = seal_auth(box, data.auth, _path("auth"))
 
 
+def url_origin(url: str | None) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of an http(s) URL, the default port made explicit; None without one."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(scheme)
+
+
+def _show_origin(origin: tuple[str, str, int | None] | None) -> str:
+    if origin is None:
+        return "none"
+    scheme, host, port = origin
+    return f"{scheme}://{host}:{port}"
+
+
+def check_credentials_stay(
+    auth_type: str, old_url: str | None, new_url: str | None, field_path: list[str], what: str
+) -> None:
+    """A stored credential never follows a URL to another origin (scheme, host, port): changing
+    it without giving the credential again is refused (SECRET_WOULD_MOVE)."""
+    if auth_type == "NONE" or url_origin(old_url) == url_origin(new_url):
+        return
+    raise DomainError(
+        "SECRET_WOULD_MOVE",
+        f"Changing the origin of the {what} from {_show_origin(url_origin(old_url))} to "
+        f"{_show_origin(url_origin(new_url))} would send the stored {auth_type} credential there; "
+        "give auth again in the same request (or auth {type: NONE} to drop it).",
+        field_path,
+    )
+
+
 async def check_egress(egress: EgressPolicy | None, url: str | None, field_path: list[str]) -> None:
     """Refuse, at creation, a URL whose host resolves to a forbidden address (checked again per call)."""
     if egress is None or url is None:
@@ -315,6 +352,8 @@ async def update_tool(
                     "only policy fields can be changed.",
                     _path(camel),
                 )
+    if data.endpoint is not None and data.auth is None:
+        check_credentials_stay(tool.auth_type, tool.endpoint, data.endpoint, _path("endpoint"), "endpoint")
     _apply_declared_fields(tool, data, box)
     _apply_policy_fields(tool, data)
     if data.endpoint is not None:

@@ -11,6 +11,8 @@ Tool endpoints (POST):
 - ``/slow/{key}?seconds=2``: sleeps, then answers (the most requests of a key under way at
   once is kept: ``max_in_flight`` in ``/_state``);
 - ``/error500/{key}``: always HTTP 500;
+- ``/reflect500/{key}``: HTTP 500 whose text body repeats every request header (as a careless
+  upstream's debug page would), the credential included;
 - ``/fails-once/{key}``: HTTP 500 the first time per key, then like ``/ok``;
 - ``/auth-check/{scheme}/{key}``: 401 unless the right credential arrived
   (``api-key``: ``X-Api-Key``; ``header``: ``X-Tool-Secret``; ``bearer``: ``Authorization``);
@@ -145,6 +147,11 @@ def build_app(state: ServerState) -> Starlette:
         await _record(state, "error500", request)
         return JSONResponse({"error": "boom"}, status_code=500)
 
+    async def reflect500(request: Request) -> Response:
+        await _record(state, "reflect500", request)
+        lines = "".join(f"{name}: {value}\n" for name, value in request.headers.items())
+        return PlainTextResponse(f"upstream exploded; request was:\n{lines}", status_code=500)
+
     async def fails_once(request: Request) -> Response:
         entries, body = await _record(state, "fails-once", request)
         if len(entries) == 1:
@@ -229,6 +236,7 @@ def build_app(state: ServerState) -> Starlette:
             Route("/ok/{key}", ok, methods=["POST"]),
             Route("/slow/{key}", slow, methods=["POST"]),
             Route("/error500/{key}", error500, methods=["POST"]),
+            Route("/reflect500/{key}", reflect500, methods=["POST"]),
             Route("/fails-once/{key}", fails_once, methods=["POST"]),
             Route("/auth-check/{scheme:str}/{key}", auth_check, methods=["POST"]),
             Route("/text/{key}", text, methods=["POST"]),

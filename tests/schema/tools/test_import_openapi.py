@@ -272,3 +272,25 @@ class TestRefusals:
         )
         types = {edge["node"]["authType"] for edge in tools["space"]["visibleTools"]["edges"]}
         assert types == {"API_KEY"}
+
+
+class TestReimportKeepsCredentialsHome:
+    async def test_a_re_import_to_another_origin_needs_the_auth_again(
+        self, gql: GraphQLClient, keys: Keys, pets_api: tuple[str, str]
+    ) -> None:
+        base, spec = pets_api
+        space = await keys.space("moving")
+        auth = {"type": "API_KEY", "headerName": "X-Api-Key", "secret": "sk-import-stays"}
+        assert (await import_spec(gql, space.id, spec, baseUrl=base, auth=auth))["userErrors"] == []
+        elsewhere = base.replace("127.0.0.1", "localhost")
+
+        refused = await import_spec(gql, space.id, spec, baseUrl=elsewhere)
+
+        [error] = refused["userErrors"]
+        assert (error["code"], error["field"]) == ("SECRET_WOULD_MOVE", ["input", "baseUrl"])
+        assert "sk-import-stays" not in error["message"]
+        assert refused["updated"] == [] and refused["created"] == []
+        # The same origin (another path under it) or the auth given again: accepted.
+        assert (await import_spec(gql, space.id, spec, baseUrl=base + "/"))["userErrors"] == []
+        moved = await import_spec(gql, space.id, spec, baseUrl=elsewhere, auth=auth)
+        assert moved["userErrors"] == [] and len(moved["updated"]) == 4
