@@ -23,6 +23,7 @@ import hashlib
 import json
 import logging
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -50,6 +51,8 @@ MAX_INPUT_CHARS = 100_000
 IDEMPOTENCY_HOURS = 24
 # How often a step's run is read back when no event says it finished (lost events).
 RECONCILE_S = 1.0
+# How long a duplicate synchronous invokePipeline waits for the first run before answering with it as it is.
+DUPLICATE_WAIT_S = 600.0
 
 
 def pipeline_run_topic(run_id: str) -> str:
@@ -171,10 +174,12 @@ class PipelineRunner:
         return run
 
     async def _settled(self, run_id: str) -> PipelineRun:
+        """The run once it is no longer RUNNING; as it is after DUPLICATE_WAIT_S."""
+        deadline = time.monotonic() + DUPLICATE_WAIT_S
         pause = 0.05
         while True:
             run = await self._read(run_id)
-            if run.status != RUNNING:
+            if run.status != RUNNING or time.monotonic() > deadline:
                 return run
             await asyncio.sleep(pause)
             pause = min(pause * 2, 1.0)
@@ -185,6 +190,17 @@ class PipelineRunner:
         try:
             await self._steps(run_id, principal, steps)
         except asyncio.CancelledError:
+            # Shutdown: the step's agent run is continued by a live replica, but this pipeline run
+            # is not taken over; record that instead of leaving it RUNNING.
+            with contextlib.suppress(Exception):
+                await asyncio.shield(
+                    self._finish(
+                        run_id,
+                        FAILED,
+                        None,
+                        ("INTERRUPTED", "The replica running the pipeline shut down; invoke it again.", None),
+                    )
+                )
             raise
         except Exception:
             trace_id = secrets.token_hex(8)
@@ -335,7 +351,9 @@ class PipelineRunner:
         if error is not None:
             values.update(error_code=error[0], error_message=error[1], error_step=error[2])
         async with self.session_factory() as session, session.begin():
-            await session.execute(update(PipelineRun).where(PipelineRun.id == run_id).values(**values))
+            await session.execute(
+                update(PipelineRun).where(PipelineRun.id == run_id, PipelineRun.status == RUNNING).values(**values)
+            )
         await self._event(run_id, "FINISHED", status=status)
 
     async def _event(self, pipeline_run_id: str, kind: str, /, **fields: Any) -> None:

@@ -36,15 +36,6 @@ class CallGroup:
     calls: int
 
 
-@dataclass(frozen=True)
-class SkillRunGroup:
-    skill_id: str
-    version: str
-    channel: str | None
-    status: str
-    runs: int
-
-
 def _dialect(session: AsyncSession) -> str:
     return session.get_bind().dialect.name
 
@@ -180,40 +171,18 @@ async def _sqlite_week_p95(
     return low + (high - low) * fraction
 
 
-async def skill_run_groups(
+async def run_groups(
     session: AsyncSession, space_id: str | None, since: datetime, until: datetime
-) -> list[SkillRunGroup]:
-    """Runs started in the window per injected skill version and run status."""
-    dialect = _dialect(session)
-    if dialect == "postgresql":
-        elements = "jsonb_array_elements(agent_run.skill_versions) AS served"
-        fields = "served->>'skillId', served->>'version', served->>'channel'"
-    else:
-        elements = "json_each(agent_run.skill_versions) AS served"
-        fields = (
-            "json_extract(served.value, '$.skillId'), json_extract(served.value, '$.version'), "
-            "json_extract(served.value, '$.channel')"
-        )
-    space_test = "agent_run.space_id = :space AND " if space_id is not None else ""
-    statement = text(
-        f"SELECT {fields}, agent_run.status, count(*) FROM agent_run, {elements} "
-        f"WHERE {space_test}agent_run.started_at >= :since AND agent_run.started_at < :until "
-        "GROUP BY 1, 2, 3, 4"
+) -> list[tuple[list[dict[str, Any]], str, int]]:
+    """Runs started in the window per (skill versions served, status): one pass over the
+    runs, whose few distinct skill sets are then unpacked by the caller."""
+    statement = select(AgentRun.skill_versions, AgentRun.status, func.count()).where(
+        AgentRun.started_at >= since, AgentRun.started_at < until
     )
-    parameters: dict[str, Any] = {"since": since, "until": until}
-    if space_id is not None:
-        parameters["space"] = space_id
-    rows = await session.execute(_timed(statement), parameters)
-    return [SkillRunGroup(str(row[0]), str(row[1]), row[2], str(row[3]), int(row[4])) for row in rows.all()]
-
-
-async def run_outcomes(session: AsyncSession, space_id: str | None, since: datetime, until: datetime) -> dict[str, int]:
-    """Runs started in the window per status."""
-    statement = select(AgentRun.status, func.count()).where(AgentRun.started_at >= since, AgentRun.started_at < until)
     if space_id is not None:
         statement = statement.where(AgentRun.space_id == space_id)
-    rows = await session.execute(statement.group_by(AgentRun.status))
-    return {str(status): int(runs) for status, runs in rows.all()}
+    rows = await session.execute(statement.group_by(AgentRun.skill_versions, AgentRun.status))
+    return [(list(served or []), str(status), int(runs)) for served, status, runs in rows.all()]
 
 
 async def active_tool_ids(session: AsyncSession, space_id: str | None) -> list[str]:

@@ -163,16 +163,18 @@ async def health_report(
     step("runs per skill version")
     skills: dict[str, SkillUse] = {}
     versions: dict[tuple[str, str, str | None], SkillVersionOutcome] = {}
-    for served in await repository.skill_run_groups(session, space_id, since, until):
-        skills.setdefault(served.skill_id, SkillUse(served.skill_id)).runs += served.runs
-        key = (served.skill_id, served.version, served.channel)
-        outcome = versions.setdefault(key, SkillVersionOutcome(*key))
-        outcome.runs += served.runs
-        if served.status == SUCCEEDED:
-            outcome.succeeded += served.runs
-        elif served.status in FAILED_STATUSES:
-            outcome.failed += served.runs
-    runs = sum((await repository.run_outcomes(session, space_id, since, until)).values())
+    runs = 0
+    for served, status, count in await repository.run_groups(session, space_id, since, until):
+        runs += count
+        for item in served:
+            skill_id, version, channel = str(item.get("skillId")), str(item.get("version")), item.get("channel")
+            skills.setdefault(skill_id, SkillUse(skill_id)).runs += count
+            outcome = versions.setdefault((skill_id, version, channel), SkillVersionOutcome(skill_id, version, channel))
+            outcome.runs += count
+            if status == SUCCEEDED:
+                outcome.succeeded += count
+            elif status in FAILED_STATUSES:
+                outcome.failed += count
 
     step("unused tools and skills")
     used_tools = set(tools)

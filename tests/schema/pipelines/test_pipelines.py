@@ -22,6 +22,7 @@ from tests.schema.runtime import RuntimeApp, create_agent, create_skill, message
 from tests.schema.runtime.test_run_events import connect, post, receive_message, wait_for_subscribers
 from tests.support.openai_server import OpenAIServer, ScriptedModel, final
 from tests.support.openai_server import openai_server as openai_server
+from tests.support.processes import wait_until
 
 PIPELINE_FIELDS = """
 fragment PipelineFields on Pipeline {
@@ -384,6 +385,27 @@ class TestRuns:
         assert (await outsider.execute("query P($id: ID!) { pipeline(id: $id) { id } }", {"id": pipeline["id"]}))[
             "pipeline"
         ] is None
+
+
+class TestShutdown:
+    async def test_a_pipeline_run_cut_short_by_a_shutdown_is_recorded_interrupted(
+        self, world: World, settings: Settings, openai_server: OpenAIServer, admin_key: str
+    ) -> None:
+        pipeline = await created(world.gql, world.space_id, two_steps(world))
+        gate = threading.Event()
+        world.extract_model.push(final('{"order": "A-7"}').held_until(gate))
+        try:
+            async with runtime_app(settings, openai_server) as doomed:
+                started = await ran(doomed.client(admin_key), pipeline["id"], {"text": "A-7"}, **{"async": True})
+                await wait_until(lambda: len(world.extract_model.requests) == 1)
+        finally:
+            gate.set()
+        run = (await world.gql.execute(PIPELINE_RUN, {"id": started["id"]}))["pipelineRun"]
+        assert run["status"] == "FAILED"
+        assert run["error"]["code"] == "INTERRUPTED"
+        assert run["finishedAt"] is not None
+        assert run["steps"][0]["status"] == "RUNNING"
+        assert run["steps"][0]["run"] is not None
 
 
 class TestVersions:
