@@ -27,6 +27,7 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.fastapi import GraphQLRouter
 from strawberry.types.unset import UNSET, UnsetType
 
+from app.agents import repository as agents_repository
 from app.catalog.loader import load_builtin_catalog
 from app.changes import ChangeRelay, GenerationCache, watch_catalog_commits
 from app.config import Settings
@@ -42,7 +43,6 @@ from app.gateway.call_log import CallLog
 from app.gateway.executors.base import Executor
 from app.gateway.executors.builtin import BuiltinExecutor
 from app.gateway.executors.http import HttpExecutor
-from app.gateway.executors.mcp import McpExecutor, McpSessionPool
 from app.gateway.metrics import REGISTRY as METRICS_REGISTRY
 from app.gateway.quotas import QuotaGuard
 from app.gateway.service import ToolGateway
@@ -53,6 +53,8 @@ from app.knowledge.ingest import Ingestor, chunking_options
 from app.knowledge.search import KnowledgeSearch
 from app.knowledge.tool import TOOL_ID as SEARCH_KNOWLEDGE_TOOL_ID
 from app.knowledge.tool import SearchKnowledgeTool
+from app.mcp.executor import McpExecutor
+from app.mcp.pool import McpSessionPool
 from app.mcp_server.catalog import Catalog as McpCatalog
 from app.mcp_server.endpoint import McpEndpoint
 from app.mcp_server.notify import ChangeNotifier
@@ -302,7 +304,7 @@ def build_services(settings: Settings) -> Services:
     embedder = create_embedding_provider(settings)
     knowledge = KnowledgeSearch(session_factory, embedder, timeout_s=settings.knowledge_search_timeout_s)
     ingestor = Ingestor(chunking_options(settings), embedder)
-    builtins.register(SEARCH_KNOWLEDGE_TOOL_ID, SearchKnowledgeTool(knowledge))
+    builtins.register(SEARCH_KNOWLEDGE_TOOL_ID, SearchKnowledgeTool(knowledge, agents_repository.mounted_knowledge))
     model_client = (
         ModelClient(
             base_url=settings.openai_base_url, api_key=settings.openai_api_key, timeout_s=settings.model_timeout_s

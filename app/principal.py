@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeVar
+
+Row = TypeVar("Row")
 
 
 class Role(StrEnum):
@@ -42,3 +46,13 @@ class Principal:
 
 
 SYSTEM_PRINCIPAL = Principal(key_id="system", role=Role.ADMIN, space_id=None)
+
+
+async def within_reach(
+    principal: Principal, row: Row | None, is_visible_in: Callable[[str], Awaitable[bool]]
+) -> Row | None:
+    """``row`` when the caller may see it: any row for ADMIN keys, otherwise when ``is_visible_in`` its space."""
+    if row is None or principal.is_admin:
+        return row
+    assert principal.space_id is not None
+    return row if await is_visible_in(principal.space_id) else None

@@ -15,8 +15,8 @@ It prints p50/p95 per variant, the overhead in ms (total and per step) and the r
 and a per-segment breakdown from the fixture server's arrival times. Run from the
 repository root::
 
-    .venv/bin/python bench/agent_overhead.py            # SQLite and PostgreSQL
-    .venv/bin/python bench/agent_overhead.py --quick    # small smoke run
+    .venv/bin/python -m bench.agent_overhead            # SQLite and PostgreSQL
+    .venv/bin/python -m bench.agent_overhead --quick    # small smoke run
 
 See bench/README.md.
 """
@@ -42,11 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from bench.common import (  # noqa: E402 - after the repository root is on sys.path
+from bench.common import (
     DEFAULT_POSTGRES_URL,
     free_port,
     load_average,
@@ -55,6 +51,8 @@ from bench.common import (  # noqa: E402 - after the repository root is on sys.p
     throwaway_database,
     version,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 BENCH_RATE_LIMIT = "1000000/minute"
 READY_TIMEOUT_S = 20.0
@@ -222,7 +220,7 @@ def fixture_server() -> Iterator[str]:
     """The fixture server in a subprocess; yields its base URL."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--serve", str(port)],
+        [sys.executable, "-m", "bench.agent_overhead", "--serve", str(port)],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )

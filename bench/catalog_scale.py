@@ -13,8 +13,8 @@ three variants of the same page, interleaved round-robin:
 For each it prints p50/p95 wall latency and SQL statements per request, then the
 ratios. Run from the repository root::
 
-    .venv/bin/python bench/catalog_scale.py            # both backends, full size
-    .venv/bin/python bench/catalog_scale.py --quick    # small smoke run
+    .venv/bin/python -m bench.catalog_scale            # both backends, full size
+    .venv/bin/python -m bench.catalog_scale --quick    # small smoke run
 
 See bench/README.md.
 """
@@ -39,34 +39,30 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import httpx  # noqa: E402
-import sqlalchemy  # noqa: E402
-from cryptography.fernet import Fernet  # noqa: E402
-from fastapi import FastAPI  # noqa: E402
-from sqlalchemy import event, insert, text  # noqa: E402
-from sqlalchemy.ext.asyncio import (  # noqa: E402
+import httpx
+import sqlalchemy
+from cryptography.fernet import Fernet
+from fastapi import FastAPI
+from sqlalchemy import event, insert, text
+from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
 )
-from strawberry.dataloader import DataLoader  # noqa: E402
+from strawberry.dataloader import DataLoader
 
-import schema.context  # noqa: E402
-from app.catalog.loader import load_builtin_catalog  # noqa: E402
-from app.config import Settings  # noqa: E402
-from app.db import Base  # noqa: E402
-from app.main import create_app  # noqa: E402
-from app.migrate import upgrade  # noqa: E402
-from app.pagination import PageRequest  # noqa: E402
-from app.principal import Role  # noqa: E402
-from app.spaces import service as spaces_service  # noqa: E402
-from app.tools import repository as tools_repository  # noqa: E402
-from bench.common import (  # noqa: E402 - after the repository root is on sys.path
+import schema.context
+from app.catalog.loader import load_builtin_catalog
+from app.config import Settings
+from app.db import Base
+from app.main import create_app
+from app.migrate import upgrade
+from app.pagination import PageRequest
+from app.principal import Role
+from app.spaces import service as spaces_service
+from app.tools import repository as tools_repository
+from bench.common import (
     DEFAULT_POSTGRES_URL,
     load_average,
     percentile,
@@ -74,7 +70,9 @@ from bench.common import (  # noqa: E402 - after the repository root is on sys.p
     throwaway_database,
     version,
 )
-from schema.loaders import Loaders, build_loaders  # noqa: E402
+from schema.loaders import Loaders, build_loaders
+
+ROOT = Path(__file__).resolve().parent.parent
 
 PAGE_SIZE = 100
 BATCH_ROWS = 1_000

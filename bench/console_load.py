@@ -15,8 +15,8 @@ one, the ratio to a baseline measured in the same rounds:
   the main thread, the Long Tasks API) while paging, against the long tasks of the same
   page left idle as long (the machine's noise), and the largest frame gap while scrolling.
 
-    .venv/bin/python bench/console_load.py             # 15 rounds
-    .venv/bin/python bench/console_load.py --rounds 5  # quicker
+    .venv/bin/python -m bench.console_load             # 15 rounds
+    .venv/bin/python -m bench.console_load --rounds 5  # quicker
 """
 
 from __future__ import annotations
@@ -35,20 +35,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+from cryptography.fernet import Fernet
+from sqlalchemy import insert
+
+from app.console.routes import DIST
+from app.db import create_engine
+from app.ids import new_id
+from app.migrate import upgrade_async
+from app.tools.models import ToolDefinition
+from bench.common import free_port, load_average, percentile, version
+
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import httpx  # noqa: E402
-from cryptography.fernet import Fernet  # noqa: E402
-from sqlalchemy import insert  # noqa: E402
-
-from app.console.routes import DIST  # noqa: E402 - after the repository root is on sys.path
-from app.db import create_engine  # noqa: E402
-from app.ids import new_id  # noqa: E402
-from app.migrate import upgrade_async  # noqa: E402
-from app.tools.models import ToolDefinition  # noqa: E402
-from bench.common import free_port, load_average, percentile, version  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [

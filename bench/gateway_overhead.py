@@ -17,8 +17,8 @@ and whether the goals of issue #3 are met (HTTP overhead under 2 ms p50 includin
 call-log write; MCP within 1.2x of a direct call with a warm session). Run from the
 repository root::
 
-    .venv/bin/python bench/gateway_overhead.py            # SQLite and PostgreSQL
-    .venv/bin/python bench/gateway_overhead.py --quick    # small smoke run
+    .venv/bin/python -m bench.gateway_overhead            # SQLite and PostgreSQL
+    .venv/bin/python -m bench.gateway_overhead --quick    # small smoke run
 
 See bench/README.md.
 """
@@ -45,11 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from bench.common import (  # noqa: E402 - after the repository root is on sys.path
+from bench.common import (
     DEFAULT_POSTGRES_URL,
     free_port,
     load_average,
@@ -58,6 +54,8 @@ from bench.common import (  # noqa: E402 - after the repository root is on sys.p
     throwaway_database,
     version,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: High enough that the measured calls never meet the default quota (600/minute per
 #: space and tool); the limiter still runs on every call.
@@ -121,11 +119,11 @@ from sqlalchemy import func, select  # noqa: E402
 from app.catalog.loader import load_builtin_catalog  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.gateway.executors.base import Invocation  # noqa: E402
-from app.gateway.executors.mcp import SessionTransport  # noqa: E402
-from app.gateway.mcp_sync import sync_server  # noqa: E402
 from app.gateway.models import ToolCall  # noqa: E402
 from app.logging import JsonFormatter  # noqa: E402
 from app.main import create_app  # noqa: E402
+from app.mcp.sync import sync_server  # noqa: E402
+from app.mcp.transport import SessionTransport  # noqa: E402
 from app.migrate import upgrade  # noqa: E402
 from app.principal import Principal, Role  # noqa: E402
 from app.spaces import service as spaces_service  # noqa: E402
@@ -214,7 +212,7 @@ def loopback_servers(directory: Path) -> Iterator[Servers]:
     processes: list[subprocess.Popen[bytes]] = []
     try:
         tool = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--serve-tool", str(tool_port)],
+            [sys.executable, "-m", "bench.gateway_overhead", "--serve-tool", str(tool_port)],
             cwd=ROOT,
             env=environment,
         )

@@ -14,10 +14,10 @@ fusion's constant and vector weight on the tuning half (from the lexical and vec
 lists of each query) and prints the held-out figures with them; the headline table is
 held-out, with the module's constants.
 
-    .venv/bin/python bench/knowledge_eval.py                     # SQLite, all three modes
-    .venv/bin/python bench/knowledge_eval.py --tune              # choose the fusion on the tuning half
-    .venv/bin/python bench/knowledge_eval.py --backend postgresql
-    .venv/bin/python bench/knowledge_eval.py --lexical-only      # without the embeddings extra
+    .venv/bin/python -m bench.knowledge_eval                     # SQLite, all three modes
+    .venv/bin/python -m bench.knowledge_eval --tune              # choose the fusion on the tuning half
+    .venv/bin/python -m bench.knowledge_eval --backend postgresql
+    .venv/bin/python -m bench.knowledge_eval --lexical-only      # without the embeddings extra
 
 Needs the ``embeddings`` extra (``pip install -e '.[embeddings]'``) unless ``--lexical-only``.
 """
@@ -29,7 +29,6 @@ import asyncio
 import json
 import os
 import platform
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -37,8 +36,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.db import create_engine, create_session_factory
 from app.knowledge import service

@@ -15,9 +15,9 @@ top 5, lexical and hybrid interleaved; hybrid embeds each query with the real mo
 when the ``embeddings`` extra is installed. The first hybrid search after a write
 loads the vectors into memory: reported apart ("cold"), not in the percentiles.
 
-    .venv/bin/python bench/knowledge_speed.py                 # 10k and 100k chunks, SQLite and PostgreSQL
-    .venv/bin/python bench/knowledge_speed.py --quick         # 2k and 5k chunks, 40 queries
-    .venv/bin/python bench/knowledge_speed.py --backends sqlite --sizes 10000
+    .venv/bin/python -m bench.knowledge_speed                 # 10k and 100k chunks, SQLite and PostgreSQL
+    .venv/bin/python -m bench.knowledge_speed --quick         # 2k and 5k chunks, 40 queries
+    .venv/bin/python -m bench.knowledge_speed --backends sqlite --sizes 10000
 """
 
 from __future__ import annotations
@@ -31,12 +31,8 @@ import platform
 import random
 import re
 import statistics
-import sys
 import time
 from collections import Counter
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 

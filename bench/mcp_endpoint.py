@@ -56,9 +56,6 @@ from pathlib import Path
 from typing import Any
 
 SCRIPT = Path(__file__).resolve()
-ROOT = SCRIPT.parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 import httpx2  # noqa: E402
@@ -84,6 +81,8 @@ from bench.common import (  # noqa: E402
     throwaway_database,
     version,
 )
+
+ROOT = SCRIPT.parents[1]
 
 BENCH_RATE_LIMIT = "1000000/minute"
 READY_TIMEOUT_S = 60.0

@@ -9,7 +9,7 @@ matchSkills with the longest query allowed, a body just under the size limit, on
 it, and JSON nested 1,000 deep. Prints both sides, the quiet tenant's ratio to its idle
 run, and the load average. Goal: the quiet p99 under load stays below 50 ms.
 
-    .venv/bin/python bench/noisy_neighbour.py [--samples 400] [--concurrency 4]
+    .venv/bin/python -m bench.noisy_neighbour [--samples 400] [--concurrency 4]
 """
 
 from __future__ import annotations
@@ -32,10 +32,9 @@ from typing import Any
 import httpx
 from graphql import parse
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench.common import free_port, load_average, percentile, version
 
-from bench.common import free_port, load_average, percentile, version  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 GOAL_P99_MS = 50.0
 QUIET_QUERY = "query Quiet($id: ID!) { space(id: $id) { id name label } }"

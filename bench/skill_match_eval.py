@@ -26,9 +26,9 @@ Latency: ``match`` at 100 and 1,000 skills (the 102 real skills plus synthetic o
 by recombining their fields under new ids), skill vectors cached, one request embedding
 per call, p50/p95 over the held-out requests.
 
-    .venv/bin/python bench/skill_match_eval.py
-    .venv/bin/python bench/skill_match_eval.py --no-embeddings
-    .venv/bin/python bench/skill_match_eval.py --calibrate
+    .venv/bin/python -m bench.skill_match_eval
+    .venv/bin/python -m bench.skill_match_eval --no-embeddings
+    .venv/bin/python -m bench.skill_match_eval --calibrate
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ import os
 import platform
 import random
 import statistics
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,12 +50,8 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from app.skills import matching  # noqa: E402
-from app.skills.matching import (  # noqa: E402
+from app.skills import matching
+from app.skills.matching import (
     GATE_FEATURES,
     Calibration,
     EmbeddingCache,
@@ -64,6 +59,8 @@ from app.skills.matching import (  # noqa: E402
     SkillMatcher,
     applies,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DATA = ROOT / "bench" / "data" / "skills"
 LANGS = ("en", "zh", "mixed")

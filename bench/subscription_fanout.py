@@ -10,8 +10,8 @@ server must receive it, then the next call. Delivery latency is measured from th
 call's finish as the server recorded it (``startedAt + latencyMs``) to the moment each
 subscriber's ``recv()`` returned, on the host's wall clock. Run from the repository root::
 
-    .venv/bin/python bench/subscription_fanout.py           # 200 subscribers per bus
-    .venv/bin/python bench/subscription_fanout.py --quick   # 20 subscribers, 20 calls
+    .venv/bin/python -m bench.subscription_fanout           # 200 subscribers per bus
+    .venv/bin/python -m bench.subscription_fanout --quick   # 20 subscribers, 20 calls
 
 See bench/README.md.
 """
@@ -35,22 +35,20 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import httpx
+import redis.asyncio as redis
+import websockets
+from cryptography.fernet import Fernet
+from websockets.asyncio.client import ClientConnection, connect
 
-import httpx  # noqa: E402
-import redis.asyncio as redis  # noqa: E402
-import websockets  # noqa: E402
-from cryptography.fernet import Fernet  # noqa: E402
-from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
-
-from bench.common import (  # noqa: E402 - after the repository root is on sys.path
+from bench.common import (
     free_port,
     load_average,
     percentile,
     version,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_REDIS_URL = os.environ.get("QUIVER_BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
 BENCH_RATE_LIMIT = "1000000/minute"

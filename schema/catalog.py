@@ -10,23 +10,26 @@ from app.agents.service import get_agent_for
 from app.catalog.status import kind_of, set_status
 from app.gateway import repository as calls_repository
 from app.knowledge.service import get_document_for, get_knowledge_base_for
+from app.mcp.service import get_server_for
 from app.runtime import repository as runs_repository
 from app.skills.service import get_skill_for
 from app.spaces.service import get_api_key_for, get_readable_space
 from app.tools.models import McpServer as McpServerRow
-from app.tools.service import get_server_for, get_tool_for
-from schema.agents.types import Agent, AgentRun
+from app.tools.service import get_tool_for
+from schema.agents.types import Agent
 from schema.context import Info
 from schema.enums import Status
 from schema.errors import UserError
 from schema.gateway.types import ToolCall
 from schema.knowledge.types import Document, KnowledgeBase
+from schema.mcp.types import McpServer
 from schema.mutations import in_transaction
 from schema.node import Node
+from schema.runtime.types import AgentRun
 from schema.skills.types import Skill
 from schema.spaces.api_keys import ApiKey
 from schema.spaces.types import Space
-from schema.tools.types import McpServer, Tool
+from schema.tools.types import Tool
 
 
 async def resolve_node(info: Info, identifier: str) -> Node | None:

@@ -14,10 +14,10 @@ from app.config import Settings
 from app.crypto import SecretBox
 from app.egress import EgressPolicy
 from app.events.bus import EventBus
-from app.gateway.executors.mcp import McpSessionPool
 from app.gateway.service import ToolGateway
 from app.knowledge.ingest import Ingestor
 from app.knowledge.search import KnowledgeSearch
+from app.mcp.pool import McpSessionPool
 from app.principal import Principal
 from app.runtime.service import AgentRuntime
 from schema.errors import ClientError

@@ -16,13 +16,13 @@ from strawberry.dataloader import DataLoader
 
 from app.agents import repository as agents_repository
 from app.agents.models import Agent
-from app.agents.runs import AgentRun, RunStage, ToolCallApproval
 from app.gateway import repository as calls_repository
 from app.gateway.models import ToolCall
 from app.gateway.stats import CallStats, stats_for_tools
 from app.knowledge import repository as knowledge_repository
 from app.knowledge.models import KnowledgeBase
 from app.runtime import repository as runs_repository
+from app.runtime.models import AgentRun, RunStage, ToolCallApproval
 from app.skills import repository as skills_repository
 from app.skills.models import SkillDefinition, SkillVersion
 from app.spaces import repository as spaces_repository

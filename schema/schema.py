@@ -32,6 +32,7 @@ from schema.knowledge.schema import (
     KnowledgeSearchQuery,
 )
 from schema.limits import QueryCostLimiter, TextLimits, add_text_limits, shape_limit_rule
+from schema.mcp.schema import McpMutation, McpQuery
 from schema.pipelines.schema import PipelinesMutation, PipelinesQuery, PipelinesSubscription
 from schema.reports.schema import ReportsQuery
 from schema.runtime.schema import RuntimeMutation, RuntimeQuery, RuntimeSubscription
@@ -52,6 +53,7 @@ class Query(
     SkillMatchQuery,
     GatewayQuery,
     AgentsQuery,
+    McpQuery,
     KnowledgeQuery,
     SkillsQuery,
     ToolsQuery,
@@ -65,6 +67,7 @@ class Query(
 @strawberry.type(description="Change the catalog, call tools and run agents. Bad input comes back as userErrors.")
 class Mutation(
     PipelinesMutation,
+    McpMutation,
     GatewayMutation,
     RuntimeMutation,
     CatalogMutation,

@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from app.agents.models import Agent
-from app.agents.runs import AgentRun
 from app.gateway.models import ToolCall
 from app.knowledge.models import Document, KnowledgeBase
+from app.runtime.models import AgentRun
 from app.skills.models import SkillDefinition
 from app.tools.models import McpServer, ToolDefinition
 from schema.context import Info

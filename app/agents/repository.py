@@ -30,6 +30,12 @@ async def get_agent(session: AsyncSession, agent_id: str) -> Agent | None:
     return await session.get(Agent, agent_id)
 
 
+async def mounted_knowledge(session: AsyncSession, agent_id: str) -> tuple[str, list[str]] | None:
+    """The agent's space and mounted knowledge base ids (``app.knowledge.tool.MountedKnowledge``)."""
+    agent = await get_agent(session, agent_id)
+    return None if agent is None else (agent.space_id, list(agent.mounted_kb_ids or []))
+
+
 async def agents_by_ids(session: AsyncSession, agent_ids: Sequence[str]) -> list[Agent]:
     if not agent_ids:
         return []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,7 @@ from app.knowledge import repository as knowledge_repository
 from app.principal import Principal
 from app.skills import repository as skills_repository
 from app.skills import service as skills_service
+from app.skills.versions import split_reference
 from app.spaces import repository as spaces_repository
 from app.tools import repository as tools_repository
 from app.tools.service import APPROVAL_POLICIES
@@ -38,12 +40,6 @@ class AgentInput:
     output_format: str | None = None
     #: (tool id, NEVER|ALWAYS|WRITE_ONLY) overriding the tools' approval policies.
     tool_approvals: list[tuple[str, str]] | None = None
-
-
-def split_skill_reference(reference: str) -> tuple[str, str | None]:
-    """``sk_email_draft@1.2.0`` → (``sk_email_draft``, ``1.2.0``)."""
-    skill_id, _, version = reference.partition("@")
-    return skill_id, version or None
 
 
 def manifest(agent: Agent) -> dict[str, Any]:
@@ -96,12 +92,12 @@ async def _check_skills(session: AsyncSession, space_id: str, references: list[s
     skills = {
         skill.skill_id: skill
         for skill in await skills_repository.skills_by_ids(
-            session, [split_skill_reference(reference)[0] for _, reference in positions]
+            session, [split_reference(reference)[0] for _, reference in positions]
         )
     }
     for index, reference in positions:
         field = ["input", "boundSkillIds", str(index)]
-        skill_id, version = split_skill_reference(reference)
+        skill_id, version = split_reference(reference)
         skill = skills.get(skill_id)
         if skill is None or (skill.space_id is not None and skill.space_id != space_id):
             raise DomainError(
@@ -229,3 +225,12 @@ async def set_agent_status(session: AsyncSession, principal: Principal, agent_id
     agent.status = status
     await session.flush()
     return agent
+
+
+async def with_declared_tool_notices(session: AsyncSession, pending: Awaitable[Agent]) -> tuple[Agent, list[str]]:
+    """Await an agent mutation, then say which tools its bound skills declare that it lacks."""
+    agent = await pending
+    notices = await skills_service.declared_tool_notices(
+        session, agent.space_id, list(agent.bound_skill_ids or []), list(agent.activated_tool_ids or [])
+    )
+    return agent, notices

@@ -7,11 +7,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.agents.models import Agent
 from app.agents.service import set_agent_status
 from app.errors import NotFoundError
+from app.mcp.service import set_server_status
 from app.principal import Principal
 from app.skills.models import SkillDefinition
 from app.skills.service import set_skill_status
 from app.tools.models import McpServer, ToolDefinition
-from app.tools.service import set_server_status, set_tool_status
+from app.tools.service import set_tool_status
 from app.validation import check_status
 
 StatusTarget = ToolDefinition | McpServer | SkillDefinition | Agent

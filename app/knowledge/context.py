@@ -6,11 +6,11 @@ it returns fits ``budget_chars`` and each passage carries a number the model can
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.agents.models import Agent
 from app.knowledge import repository
 from app.knowledge.ingest import HEADING_SEPARATOR
 from app.knowledge.search import KnowledgeSearch, SearchHit
@@ -99,22 +99,24 @@ def format_context(hits: list[SearchHit], budget_chars: int) -> KnowledgeContext
 
 async def knowledge_context(
     session_factory: async_sessionmaker[AsyncSession],
-    agent: Agent,
+    space_id: str,
+    kb_ids: Sequence[str],
     message: str,
     *,
     budget_chars: int,
     top_k: int = 6,
     search: KnowledgeSearch | None = None,
 ) -> KnowledgeContext:
-    """The agent's mounted, ACTIVE knowledge bases searched for ``message``, formatted.
+    """The ACTIVE ones of ``kb_ids`` (an agent's mounted knowledge bases) in ``space_id``, searched for
+    ``message``, formatted.
 
     ``search`` carries the embedding provider (``Services.knowledge``); without it the
     search is lexical only.
     """
-    if not agent.mounted_kb_ids or not message.strip() or budget_chars <= len(HEADER):
+    if not kb_ids or not message.strip() or budget_chars <= len(HEADER):
         return KnowledgeContext(text="")
     async with session_factory() as session:
-        kbs = await repository.active_knowledge_bases(session, agent.space_id, list(agent.mounted_kb_ids))
+        kbs = await repository.active_knowledge_bases(session, space_id, list(kb_ids))
     if not kbs:
         return KnowledgeContext(text="")
     searcher = search or KnowledgeSearch(session_factory)
@@ -132,12 +134,20 @@ class KnowledgeContextProvider:
         self.search = search
         self.top_k = top_k
 
-    async def context(self, agent: Agent, message: str, *, budget_chars: int) -> str | None:
-        found = await self.gather(agent, message, budget_chars=budget_chars)
+    async def context(self, space_id: str, kb_ids: Sequence[str], message: str, *, budget_chars: int) -> str | None:
+        found = await self.gather(space_id, kb_ids, message, budget_chars=budget_chars)
         return found.text or None
 
-    async def gather(self, agent: Agent, message: str, *, budget_chars: int) -> KnowledgeContext:
+    async def gather(
+        self, space_id: str, kb_ids: Sequence[str], message: str, *, budget_chars: int
+    ) -> KnowledgeContext:
         """The block with what explains it: every hit with its score, the citations, failures."""
         return await knowledge_context(
-            self.search.session_factory, agent, message, budget_chars=budget_chars, top_k=self.top_k, search=self.search
+            self.search.session_factory,
+            space_id,
+            kb_ids,
+            message,
+            budget_chars=budget_chars,
+            top_k=self.top_k,
+            search=self.search,
         )

@@ -9,12 +9,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
 from app.config import Settings
 from app.errors import DomainError
+from app.knowledge import service
 from app.knowledge.chunking import ChunkDraft, ChunkingOptions, Section, chunk_markdown, chunk_plain, chunk_sections
 from app.knowledge.embeddings import EmbeddingError, EmbeddingProvider, to_bytes
-from app.knowledge.service import DocumentInput, PreparedDocument
+from app.knowledge.service import DocumentInput, PreparedDocument, StoredDocument
 from app.knowledge.tokens import index_text
+from app.principal import Principal
 
 HEADING_SEPARATOR = " \u203a "  # a single right-pointing angle quotation mark
 
@@ -83,3 +87,26 @@ class Ingestor:
             vectors=vectors,
             embedding_model=self.embedder.model_name if self.embedder else None,
         )
+
+
+async def add_document(
+    session_factory: async_sessionmaker[AsyncSession], principal: Principal, ingestor: Ingestor, data: DocumentInput
+) -> StoredDocument:
+    """``addDocument``: one document into a knowledge base the caller may write to.
+
+    In three steps, so no transaction is held while the text is embedded (that can take as long
+    as an embedding model does): the cheap checks in a short read (the input, access, then
+    "nothing changed": UNCHANGED, nothing written), chunking and embedding outside any
+    transaction, then the write in a transaction of its own. Raises DomainError.
+    """
+    data = service.check_document_input(data)
+    async with session_factory() as session:
+        await service.writable_knowledge_base(session, principal, data.knowledge_base_id)
+        unchanged = await service.unchanged_document(
+            session, data.knowledge_base_id, data.source, ingestor.content_hash(data)
+        )
+    if unchanged is not None:
+        return StoredDocument(unchanged, "UNCHANGED")
+    prepared = await ingestor.prepare(data)
+    async with session_factory() as session, session.begin():
+        return await service.store_document(session, principal, prepared)

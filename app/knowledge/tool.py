@@ -8,9 +8,11 @@ than failing the whole call when one knowledge base cannot be searched.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from app.agents import repository as agents_repository
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from app.gateway.envelope import PARAM_INVALID, PERMISSION_DENIED, ToolFailure
 from app.gateway.executors.base import Invocation
 from app.knowledge import repository
@@ -19,12 +21,17 @@ from app.knowledge.search import KnowledgeSearch, SearchOutcome
 TOOL_ID = "bt_search_knowledge"
 DEFAULT_TOP_K = 5
 
+# An agent's (space id, mounted knowledge base ids), or None when there is no such agent. The agents
+# package sits above this one, so the composition root hands its look-up in.
+MountedKnowledge = Callable[[AsyncSession, str], Awaitable[tuple[str, list[str]] | None]]
+
 
 class SearchKnowledgeTool:
     """The builtin function; ``BuiltinExecutor.register(TOOL_ID, tool)``."""
 
-    def __init__(self, search: KnowledgeSearch) -> None:
+    def __init__(self, search: KnowledgeSearch, mounted_knowledge: MountedKnowledge) -> None:
         self.search = search
+        self.mounted_knowledge = mounted_knowledge
 
     async def __call__(self, invocation: Invocation) -> dict[str, Any]:
         arguments = invocation.arguments
@@ -41,14 +48,14 @@ class SearchKnowledgeTool:
         async with self.search.session_factory() as session:
             allowed: list[str] | None = None
             if invocation.agent_id is not None:
-                agent = await agents_repository.get_agent(session, invocation.agent_id)
-                if agent is None or agent.space_id != invocation.space_id:
+                mounted = await self.mounted_knowledge(session, invocation.agent_id)
+                if mounted is None or mounted[0] != invocation.space_id:
                     raise ToolFailure(
                         PERMISSION_DENIED,
                         "The calling agent does not belong to this space.",
                         f"agent {invocation.agent_id}",
                     )
-                allowed = list(agent.mounted_kb_ids or [])
+                allowed = mounted[1]
             scope = allowed
             if requested is not None:
                 scope = [kb for kb in requested if allowed is None or kb in allowed]

@@ -247,7 +247,7 @@ class Catalog:
             if agent.status != "ACTIVE":
                 return _offer(agent.space_id, agent.id, [], [])
             tools = await _agent_tools(session, agent)
-            skills = await resolve_skill_versions(session, agent, None)
+            skills = await resolve_skill_versions(session, agent.space_id, agent.bound_skill_ids or [], None)
             return _offer(agent.space_id, agent.id, tools, skills)
 
     async def prompt_for_session(self, target: Target, skill_id: str, session_id: str) -> tuple[str, str] | None:
@@ -256,7 +256,7 @@ class Catalog:
             agent = await agents_repository.get_agent(session, target.id)
             if agent is None or agent.status != "ACTIVE":
                 return None
-            skills = await resolve_skill_versions(session, agent, session_id)
+            skills = await resolve_skill_versions(session, agent.space_id, agent.bound_skill_ids or [], session_id)
         for skill in skills:
             if skill.skill_id == skill_id:
                 return skill.version, skill.prompt

@@ -31,7 +31,6 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
-from app.agents.runs import AgentRun
 from app.db import utcnow
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
@@ -41,6 +40,7 @@ from app.pipelines.models import PipelineRun
 from app.pipelines.service import StepSpec, get_pipeline_for
 from app.principal import Principal
 from app.runtime import repository as runs_repository
+from app.runtime.models import AgentRun
 from app.runtime.service import EVENT_PUBLISH_TIMEOUT_S, AgentRuntime, InvokeRequest, run_topic
 
 logger = logging.getLogger("quiver.pipelines")

@@ -23,13 +23,13 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.agents import repository as agents_repository
-from app.agents.service import split_skill_reference
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
 from app.pipelines import contract, repository
 from app.pipelines.models import Pipeline, PipelineVersion
 from app.principal import Principal
 from app.skills import repository as skills_repository
+from app.skills.versions import split_reference
 from app.validation import SEMVER, check_json_schema, check_not_blank
 
 MAX_STEPS = 20
@@ -140,12 +140,12 @@ async def _check_agents(session: AsyncSession, space_id: str, steps: list[StepSp
 
 
 async def _check_skills(session: AsyncSession, space_id: str, steps: list[StepSpec]) -> None:
-    wanted = [split_skill_reference(pin)[0] for step in steps for pin in step.skill_versions]
+    wanted = [split_reference(pin)[0] for step in steps for pin in step.skill_versions]
     skills = {skill.skill_id: skill for skill in await skills_repository.skills_by_ids(session, wanted)}
     for index, step in enumerate(steps):
         for position, pin in enumerate(step.skill_versions):
             where = _field(index, "skillVersions", str(position))
-            skill_id, version = split_skill_reference(pin)
+            skill_id, version = split_reference(pin)
             skill = skills.get(skill_id)
             if skill is None or (skill.space_id is not None and skill.space_id != space_id):
                 raise DomainError(

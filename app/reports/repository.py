@@ -16,10 +16,10 @@ from typing import Any
 from sqlalchemy import ColumnElement, TextClause, bindparam, func, literal_column, or_, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.agents.runs import AgentRun
 from app.db import UtcDateTime
 from app.gateway.models import ToolCall
 from app.gateway.repository import PENDING_APPROVAL
+from app.runtime.models import AgentRun
 from app.skills.models import SkillDefinition
 from app.tools.models import ToolDefinition
 from app.tools.visibility import tool_visible_in_space

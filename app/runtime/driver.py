@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.agents.models import Agent
-from app.agents.runs import AgentRun, AgentSessionMessage, ToolCallApproval
 from app.db import utcnow
 from app.gateway.envelope import INTERNAL_ERROR, ToolFailure, ToolResult
 from app.gateway.models import ToolCall
@@ -34,6 +33,7 @@ from app.ids import new_id
 from app.runtime import repository, trace
 from app.runtime.checkpoint import Checkpoint, PlannedCall
 from app.runtime.model import ModelClient, ModelError, ModelReply, ToolCallRequest
+from app.runtime.models import AgentRun, AgentSessionMessage, ToolCallApproval
 from app.skills.usage import record_injection
 from app.tools.models import ToolDefinition
 from app.tools.service import APPROVAL_POLICIES

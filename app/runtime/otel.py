@@ -30,8 +30,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator, RandomIdGenerator
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
-from app.agents.runs import AgentRun
 from app.runtime import trace
+from app.runtime.models import AgentRun
 
 PROVIDER = "openai"
 

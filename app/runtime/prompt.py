@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -73,14 +74,16 @@ class SkillProvider(Protocol):
 
 
 class KnowledgeProvider(Protocol):
-    async def context(self, agent: Agent, message: str, *, budget_chars: int) -> str | None: ...
+    async def context(self, space_id: str, kb_ids: Sequence[str], message: str, *, budget_chars: int) -> str | None: ...
 
 
 @runtime_checkable
 class DetailedKnowledgeProvider(Protocol):
     """A knowledge provider that also tells what explains its block (hits, citations, failures)."""
 
-    async def gather(self, agent: Agent, message: str, *, budget_chars: int) -> KnowledgeContext: ...
+    async def gather(
+        self, space_id: str, kb_ids: Sequence[str], message: str, *, budget_chars: int
+    ) -> KnowledgeContext: ...
 
 
 @dataclass
@@ -149,11 +152,15 @@ class PromptBuilder:
             knowledge_started = utcnow()
             budget = self.settings.knowledge_budget_chars
             if isinstance(self.knowledge, DetailedKnowledgeProvider):
-                gathered = await self.knowledge.gather(agent, message, budget_chars=budget)
+                gathered = await self.knowledge.gather(
+                    agent.space_id, agent.mounted_kb_ids, message, budget_chars=budget
+                )
                 context: str | None = gathered.text or None
                 stages.append(_knowledge_stage(agent, message, budget, gathered, knowledge_started))
             else:
-                context = await self.knowledge.context(agent, message, budget_chars=budget)
+                context = await self.knowledge.context(
+                    agent.space_id, agent.mounted_kb_ids, message, budget_chars=budget
+                )
             if context:
                 sections.append(Section(KNOWLEDGE, context.strip(), source=",".join(agent.mounted_kb_ids)))
         if user_profile:

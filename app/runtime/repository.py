@@ -10,10 +10,10 @@ from typing import Any
 from sqlalchemy import Select, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.agents.runs import AgentMessage, AgentRun, AgentSessionMessage, RunStage, ToolCallApproval
 from app.gateway.models import ToolCall
 from app.gateway.repository import PENDING_APPROVAL
 from app.pagination import Page, PageRequest, count, fetch_page
+from app.runtime.models import AgentMessage, AgentRun, AgentSessionMessage, RunStage, ToolCallApproval
 from app.runtime.trace import Stage
 
 RUNNING = "RUNNING"

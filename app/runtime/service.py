@@ -36,7 +36,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.agents import repository as agents_repository
 from app.agents.models import Agent
-from app.agents.runs import AgentMessage, AgentRun, ToolCallApproval
 from app.agents.service import get_agent_for
 from app.db import utcnow
 from app.errors import DomainError, ForbiddenError, NotFoundError
@@ -60,6 +59,7 @@ from app.runtime.driver import (
     StageSink,
 )
 from app.runtime.model import ModelClient
+from app.runtime.models import AgentMessage, AgentRun, ToolCallApproval
 from app.runtime.prompt import PromptBuilder
 
 logger = logging.getLogger("quiver.runtime")

@@ -23,7 +23,13 @@ class RoutedSkillProvider:
     ) -> SkillSelection:
         async with self.session_factory() as session:
             selected = await select_skills(
-                session, agent, message, self.settings, session_id=session_id, force_channel=force_channel
+                session,
+                agent.space_id,
+                agent.bound_skill_ids or [],
+                message,
+                self.settings,
+                session_id=session_id,
+                force_channel=force_channel,
             )
         routing = selected.routing
         selection = SkillSelection(notes=list(selected.notes), limit=routing.limit, routed=routing.is_routed)

@@ -35,7 +35,7 @@ Two stages, as a dispatcher works:
    ``GENERIC_SEMANTIC``). ``min_score`` replaces the gate with a plain cut (``0``: the raw top-k,
    for a dispatcher that decides itself).
 
-   With a re-rank model (``app.skills.rerank``) the best candidates — including those
+   With a re-rank model (``app.skills.rerank``, wired by ``app.skills.matchers``) the best candidates — including those
    under the gate — go to the model, which orders them or answers that none applies.
 
 Each match says why: the hint and words it shares with the request, the skill text
@@ -51,18 +51,14 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from app.knowledge.tokens import UNSPACED_RUN, index_tokens, query_token_sequence, query_tokens
-
-if TYPE_CHECKING:
-    from app.config import Settings
-    from app.skills.models import SkillDefinition
-    from app.skills.rerank import Reranker
-    from app.skills.resolve import ResolvedSkill
+from app.skills.models import SkillDefinition
+from app.skills.resolve import ResolvedSkill
 
 logger = logging.getLogger("quiver.skills")
 
@@ -592,6 +588,12 @@ class Candidate:
     probability: float = 0.0
 
 
+class Reranker(Protocol):
+    async def rerank(self, query: str, candidates: Sequence[tuple[SkillDocument, Match]]) -> list[Match] | None:
+        """The candidates that apply, best first, with the model's score and reason; None on failure."""
+        ...
+
+
 @dataclass
 class SkillMatcher:
     """Scores skills against a request; embeddings and re-rank are optional."""
@@ -835,45 +837,3 @@ def with_model_reason(match: Match, score: float, reason: str | None) -> Match:
 
 def documents_of(rows: Iterable[SkillDefinition]) -> list[SkillDocument]:
     return [SkillDocument.from_row(row) for row in rows]
-
-
-_MATCHERS: dict[tuple[Any, ...], SkillMatcher] = {}
-
-
-def matcher_for(settings: Settings) -> SkillMatcher:
-    """One matcher per configuration and process; the embedding model itself is loaded once
-    per process (``app.knowledge.embeddings``), whichever asks first.
-
-    Embeddings come from the knowledge domain's provider (``QUIVER_EMBEDDINGS``: none,
-    local or openai) unless ``QUIVER_SKILL_MATCH_EMBEDDINGS=false``; re-rank from
-    ``QUIVER_SKILL_RERANK_MODEL`` on the runtime's OpenAI-compatible endpoint.
-    """
-    from app.knowledge.embeddings import create_embedding_provider
-    from app.skills.rerank import OpenAIReranker
-
-    key = (
-        settings.embeddings if settings.skill_match_embeddings else "none",
-        settings.embeddings_model,
-        settings.embeddings_base_url,
-        settings.embeddings_api_key,
-        settings.skill_rerank_model,
-        settings.openai_base_url,
-        settings.openai_api_key,
-        settings.skill_rerank_timeout_s,
-    )
-    matcher = _MATCHERS.get(key)
-    if matcher is None:
-        provider = create_embedding_provider(settings) if settings.skill_match_embeddings else None
-        reranker = (
-            OpenAIReranker(
-                model=settings.skill_rerank_model,
-                base_url=settings.openai_base_url,
-                api_key=settings.openai_api_key,
-                timeout_s=settings.skill_rerank_timeout_s,
-            )
-            if settings.skill_rerank_model
-            else None
-        )
-        matcher = SkillMatcher(embeddings=EmbeddingCache(provider) if provider else None, reranker=reranker)
-        _MATCHERS[key] = matcher
-    return matcher

@@ -15,7 +15,7 @@ import json
 import logging
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from app.skills.matching import Match, SkillDocument, with_model_reason
 
@@ -33,12 +33,6 @@ INSTRUCTIONS = (
     '{"ranking": []}.'
 )
 MAX_REASON_CHARS = 200
-
-
-class Reranker(Protocol):
-    async def rerank(self, query: str, candidates: Sequence[tuple[SkillDocument, Match]]) -> list[Match] | None:
-        """The candidates that apply, best first, with the model's score and reason; None on failure."""
-        ...
 
 
 def _describe(document: SkillDocument) -> dict[str, Any]:

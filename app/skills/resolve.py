@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.agents.models import Agent
 from app.skills import repository
 from app.skills.models import CANDIDATE, PRODUCTION, SkillDefinition, SkillVersion
 from app.skills.versions import split_reference
@@ -105,7 +105,8 @@ def pick_version(
 
 async def resolve_bound_skills(
     session: AsyncSession,
-    agent: Agent,
+    space_id: str,
+    skill_references: Sequence[str],
     session_id: str | None,
     *,
     force_channel: str | None = None,
@@ -114,14 +115,14 @@ async def resolve_bound_skills(
     if force_channel is not None and force_channel not in CHANNELS:
         raise ValueError(f"force_channel is PRODUCTION, CANDIDATE or None, not {force_channel!r}")
     resolution = Resolution()
-    references = [(reference, *split_reference(reference)) for reference in agent.bound_skill_ids or []]
+    references = [(reference, *split_reference(reference)) for reference in skill_references]
     skill_ids = list(dict.fromkeys(skill_id for _, skill_id, _ in references))
     skills = {skill.skill_id: skill for skill in await repository.skills_by_ids(session, skill_ids)}
     versions = await repository.versions_by_skill_ids(session, skill_ids)
     seen: set[str] = set()
     for reference, skill_id, pinned in references:
         skill = skills.get(skill_id)
-        if skill is None or (skill.space_id is not None and skill.space_id != agent.space_id):
+        if skill is None or (skill.space_id is not None and skill.space_id != space_id):
             resolution.notes.append(f"Skill {skill_id} skipped: it is not a skill of this space.")
             continue
         if skill.status != "ACTIVE":
@@ -140,14 +141,15 @@ async def resolve_bound_skills(
 
 async def resolve_skill_versions(
     session: AsyncSession,
-    agent: Agent,
+    space_id: str,
+    skill_references: Sequence[str],
     session_id: str | None,
     *,
     force_channel: str | None = None,
 ) -> list[ResolvedSkill]:
-    """The agent's bound skills, in bound order, each at the version this session gets.
+    """An agent's bound skills (``skill_references``), in bound order, each at the version this session gets.
 
-    Only ACTIVE skills of the agent's space (or global) come back; disabled, archived,
+    Only ACTIVE skills of the agent's space (``space_id``) (or global) come back; disabled, archived,
     foreign or dangling references are skipped, never an error. A pinned reference
     (``sku_x@1.2.0``) gets that version. Otherwise PRODUCTION, except that a skill with a
     CANDIDATE and a canary share serves the candidate to that share of sessions, chosen
@@ -156,4 +158,7 @@ async def resolve_skill_versions(
     over the canary for unpinned skills (test sessions); CANDIDATE falls back to
     PRODUCTION for skills without a candidate.
     """
-    return (await resolve_bound_skills(session, agent, session_id, force_channel=force_channel)).skills
+    resolution = await resolve_bound_skills(
+        session, space_id, skill_references, session_id, force_channel=force_channel
+    )
+    return resolution.skills

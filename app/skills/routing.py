@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.agents.models import Agent
 from app.config import Settings
-from app.skills.matching import SkillDocument, SkillMatcher, matcher_for
+from app.skills.matchers import matcher_for
+from app.skills.matching import SkillDocument, SkillMatcher
 from app.skills.resolve import ResolvedSkill, resolve_bound_skills
 
 
@@ -96,7 +96,7 @@ async def route_skills(
 
 
 @dataclass
-class SkillSelection:
+class RoutedSelection:
     """What the prompt builder injects for one message, and everything it should report."""
 
     routing: RoutingDecision
@@ -110,15 +110,18 @@ class SkillSelection:
 
 async def select_skills(
     session: AsyncSession,
-    agent: Agent,
+    space_id: str,
+    skill_references: Sequence[str],
     message: str,
     settings: Settings,
     *,
     session_id: str | None,
     force_channel: str | None = None,
-) -> SkillSelection:
-    """Resolve the agent's bound skills for this session, then route them for this message."""
-    resolution = await resolve_bound_skills(session, agent, session_id, force_channel=force_channel)
+) -> RoutedSelection:
+    """Resolve an agent's bound skills (``skill_references``) for this session, then route them for this message."""
+    resolution = await resolve_bound_skills(
+        session, space_id, skill_references, session_id, force_channel=force_channel
+    )
     routing = await route_skills(
         resolution.skills,
         message,
@@ -126,4 +129,4 @@ async def select_skills(
         matcher=matcher_for(settings),
         min_score=settings.skill_routing_min_score,
     )
-    return SkillSelection(routing=routing, notes=resolution.notes)
+    return RoutedSelection(routing=routing, notes=resolution.notes)

@@ -2,46 +2,24 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Awaitable
-from dataclasses import dataclass
-from typing import Any
+import logging
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.agents.models import Agent
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
 from app.principal import Principal
-from app.skills import repository
+from app.skills import repository, usage
+from app.skills.inputs import NAME_RULE, SKILL_NAME, SkillInput
 from app.skills.matching import Match, SkillDocument, SkillMatcher
 from app.skills.models import PRODUCTION, SkillChannelEvent, SkillDefinition, SkillVersion
+from app.skills.skill_md import parse_skill_md, render_skill_md
 from app.skills.versions import next_version, split_reference
 from app.spaces import repository as spaces_repository
 from app.tools import repository as tools_repository
 from app.validation import check_not_blank, check_version
 
-# The Agent Skills naming rule: 1-64 of a-z0-9 and single inner hyphens.
-SKILL_NAME = re.compile(r"^(?=.{1,64}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
-NAME_RULE = "Skill names are 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with a hyphen."
-
-
-@dataclass
-class SkillInput:
-    """Fields of createSkill / updateSkill / importSkill; None means "not given"."""
-
-    space_id: str | None = None
-    name: str | None = None
-    label: str | None = None
-    description: str | None = None
-    prompt: str | None = None
-    category: str | None = None
-    tags: list[str] | None = None
-    trigger_hints: list[str] | None = None
-    boundary: str | None = None
-    version: str | None = None
-    tool_ids: list[str] | None = None
-    skill_md_extra: dict[str, Any] | None = None
+logger = logging.getLogger("quiver.skills")
 
 
 def _path(name: str) -> list[str]:
@@ -367,6 +345,31 @@ async def match_skills(
     return [(by_id[match.skill_id], match) for match in matches]
 
 
+async def match_and_count(
+    session_factory: async_sessionmaker[AsyncSession],
+    principal: Principal,
+    space_id: str,
+    query: str,
+    top_k: int,
+    matcher: SkillMatcher,
+    min_score: float | None,
+) -> list[tuple[SkillDefinition, Match]]:
+    """``matchSkills``: :func:`match_skills`, then one match counted for each skill version returned.
+
+    The count is written in a transaction of its own, on a best-effort basis: a counter that
+    cannot be written never costs the caller its answer.
+    """
+    async with session_factory() as session:
+        found = await match_skills(session, principal, space_id, query, top_k, matcher, min_score)
+    if found:
+        try:
+            async with session_factory() as session, session.begin():
+                await usage.record_matches(session, [row for row, _ in found])
+        except Exception:
+            logger.warning("could not record skill matches", exc_info=True)
+    return found
+
+
 # ------------------------------------------------------------------ SKILL.md
 
 
@@ -384,9 +387,6 @@ async def import_skill(
     Returns the skill and whether it was created. Every refusal points at ``input.text``,
     except who-may-do-what (``input.spaceId``).
     """
-    # skill_md builds on this module's rules (names, SkillInput): imported late, no cycle.
-    from app.skills.skill_md import parse_skill_md
-
     text_field = ["input", "text"]
     parsed = parse_skill_md(text, text_field)
     await check_may_create(session, principal, space_id)
@@ -414,8 +414,6 @@ def export_skill_md(
 ) -> str:
     """The skill as SKILL.md text, at PRODUCTION or at the given version; ``tool_ids``
     replaces the declared tools (the API leaves out those the reader may not see)."""
-    from app.skills.skill_md import render_skill_md  # late, as in import_skill
-
     return render_skill_md(
         name=skill.name,
         description=skill.description,
@@ -429,12 +427,3 @@ def export_skill_md(
         tool_ids=list(skill.tools or []) if tool_ids is None else tool_ids,
         extra=skill.skill_md_extra,
     )
-
-
-async def with_declared_tool_notices(session: AsyncSession, pending: Awaitable[Agent]) -> tuple[Agent, list[str]]:
-    """Await an agent mutation, then say which tools its bound skills declare that it lacks."""
-    agent = await pending
-    notices = await declared_tool_notices(
-        session, agent.space_id, list(agent.bound_skill_ids or []), list(agent.activated_tool_ids or [])
-    )
-    return agent, notices

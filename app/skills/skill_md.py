@@ -21,7 +21,7 @@ import frontmatter
 import yaml
 
 from app.errors import DomainError
-from app.skills.service import NAME_RULE, SKILL_NAME, SkillInput
+from app.skills.inputs import NAME_RULE, SKILL_NAME, SkillInput
 
 FILE_NAME = "SKILL.md"
 MAX_DESCRIPTION = 1024

@@ -37,10 +37,6 @@ def next_version(existing: Iterable[str]) -> str:
 
 
 def split_reference(reference: str) -> tuple[str, str | None]:
-    """A bound-skill reference: ``sk_email_draft@1.2.0`` → (``sk_email_draft``, ``1.2.0``).
-
-    The same rule as ``app.agents.service.split_skill_reference``, kept here so the
-    skills domain does not import the agents' rules.
-    """
+    """A bound-skill reference: ``sk_email_draft@1.2.0`` → (``sk_email_draft``, ``1.2.0``)."""
     skill_id, _, version = reference.partition("@")
     return skill_id, version or None

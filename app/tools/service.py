@@ -14,7 +14,7 @@ from app.crypto import SecretBox
 from app.egress import EgressDeniedError, EgressPolicy
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
-from app.principal import Principal, Role
+from app.principal import Principal, Role, within_reach
 from app.spaces import repository as spaces_repository
 from app.tools import repository
 from app.tools.models import McpServer, ToolDefinition
@@ -27,9 +27,7 @@ from app.validation import (
 )
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-MCP_SERVER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 AUTH_TYPES = ("NONE", "API_KEY", "HEADER", "OAUTH_CLIENT_CREDENTIALS", "BEARER")
-TRANSPORTS = ("STREAMABLE_HTTP", "SSE", "STDIO")
 MAX_TIMEOUT_MS = 600_000
 MAX_RETRIES = 5
 # When an agent's call of the tool waits for a person (app.runtime decides by these).
@@ -146,7 +144,7 @@ def check_header_name(name: str, field_path: list[str]) -> None:
         )
 
 
-async def _check_space_ids(
+async def check_space_ids(
     session: AsyncSession, principal: Principal, space_ids: Sequence[str], field_path: list[str]
 ) -> list[str]:
     unique = list(dict.fromkeys(space_ids))
@@ -265,14 +263,14 @@ async def create_tool(
             raise DomainError("REQUIRED", f"{required} is required.", _path(required))
     if principal.is_admin:
         space_ids = (
-            await _check_space_ids(session, principal, data.space_ids, _path("spaceIds"))
+            await check_space_ids(session, principal, data.space_ids, _path("spaceIds"))
             if data.space_ids is not None
             else []
         )
     else:
         assert principal.space_id is not None
         if data.space_ids is not None:
-            await _check_space_ids(session, principal, data.space_ids, _path("spaceIds"))
+            await check_space_ids(session, principal, data.space_ids, _path("spaceIds"))
         space_ids = [principal.space_id]
     if await repository.name_taken(session, name, space_ids or None):
         raise DomainError("DUPLICATE", f"A tool named {name!r} is already visible there.", _path("name"))
@@ -303,15 +301,11 @@ async def create_tool(
 
 async def get_tool_for(session: AsyncSession, principal: Principal, tool_id: str) -> ToolDefinition | None:
     """The tool if the caller may see it (any status); None otherwise."""
-    tool = await repository.get_tool(session, tool_id)
-    if tool is None:
-        return None
-    if principal.is_admin:
-        return tool
-    assert principal.space_id is not None
-    if await repository.is_tool_visible(session, tool_id, principal.space_id, include_inactive=True):
-        return tool
-    return None
+    return await within_reach(
+        principal,
+        await repository.get_tool(session, tool_id),
+        lambda space_id: repository.is_tool_visible(session, tool_id, space_id, include_inactive=True),
+    )
 
 
 async def _require_manageable_tool(
@@ -374,7 +368,7 @@ async def set_space_bindings(
     """Replace every binding of a tool or server; an empty list makes it global again."""
     if not principal.is_admin:
         raise ForbiddenError("Only ADMIN keys change bindings.", ["input", "id"])
-    unique = await _check_space_ids(session, principal, space_ids, ["input", "spaceIds"])
+    unique = await check_space_ids(session, principal, space_ids, ["input", "spaceIds"])
     if _is_server_id(identifier):
         server = await repository.get_server(session, identifier)
         if server is None:
@@ -402,74 +396,6 @@ async def set_space_bindings(
     return tool
 
 
-@dataclass
-class McpServerInput:
-    name: str
-    transport: str
-    url: str | None = None
-    command: list[str] | None = None
-    auth: AuthConfig | None = None
-    space_ids: list[str] | None = None
-
-
-async def register_mcp_server(
-    session: AsyncSession,
-    principal: Principal,
-    data: McpServerInput,
-    box: SecretBox,
-    egress: EgressPolicy | None = None,
-) -> McpServer:
-    if not principal.is_admin:
-        raise ForbiddenError("Only ADMIN keys register MCP servers.", ["input"])
-    if not MCP_SERVER_NAME.match(data.name):
-        raise DomainError("INVALID_NAME", "Server names match ^[a-zA-Z0-9_-]{1,64}$.", _path("name"))
-    if data.transport not in TRANSPORTS:
-        raise DomainError("INVALID", f"Unknown transport {data.transport!r}.", _path("transport"))
-    if data.transport == "STDIO":
-        if not data.command or not all(part.strip() for part in data.command):
-            raise DomainError("REQUIRED", "A STDIO server needs a command.", _path("command"))
-        if data.url is not None:
-            raise DomainError("INVALID", "A STDIO server takes a command, not a url.", _path("url"))
-    else:
-        if not data.url:
-            raise DomainError("REQUIRED", f"A {data.transport} server needs a url.", _path("url"))
-        check_http_url(data.url, _path("url"))
-        await check_egress(egress, data.url, _path("url"))
-        if data.command is not None:
-            raise DomainError("INVALID", f"A {data.transport} server takes a url, not a command.", _path("command"))
-    if await repository.get_server_by_name(session, data.name) is not None:
-        raise DomainError("DUPLICATE", f"An MCP server named {data.name!r} exists.", _path("name"))
-    space_ids = await _check_space_ids(session, principal, data.space_ids, _path("spaceIds")) if data.space_ids else []
-    auth_type, auth_config = seal_auth(box, data.auth, _path("auth"))
-    server = McpServer(
-        id=new_id("mcp_"),
-        name=data.name,
-        transport=data.transport,
-        url=data.url,
-        command=data.command,
-        auth_type=auth_type,
-        auth_config=auth_config,
-        status="ACTIVE",
-    )
-    session.add(server)
-    await session.flush()
-    if space_ids:
-        await repository.replace_server_bindings(session, server.id, space_ids)
-    return server
-
-
-async def get_server_for(session: AsyncSession, principal: Principal, server_id: str) -> McpServer | None:
-    server = await repository.get_server(session, server_id)
-    if server is None:
-        return None
-    if principal.is_admin:
-        return server
-    assert principal.space_id is not None
-    if await repository.is_server_visible(session, server_id, principal.space_id):
-        return server
-    return None
-
-
 async def set_tool_status(session: AsyncSession, principal: Principal, tool_id: str, status: str) -> ToolDefinition:
     tool = await _require_manageable_tool(session, principal, tool_id, ["input", "id"])
     if tool.status == "ARCHIVED" and status != "ARCHIVED" and tool.mcp_server_id is None:
@@ -486,16 +412,3 @@ async def set_tool_status(session: AsyncSession, principal: Principal, tool_id: 
         tool.drifted_at = None
     await session.flush()
     return tool
-
-
-async def set_server_status(session: AsyncSession, principal: Principal, server_id: str, status: str) -> McpServer:
-    if not principal.is_admin:
-        if await get_server_for(session, principal, server_id) is None:
-            raise NotFoundError("MCP server", server_id, ["input", "id"])
-        raise ForbiddenError("Only ADMIN keys change MCP servers.", ["input", "id"])
-    server = await repository.get_server(session, server_id)
-    if server is None:
-        raise NotFoundError("MCP server", server_id, ["input", "id"])
-    server.status = status
-    await session.flush()
-    return server

@@ -7,7 +7,7 @@ from typing import Annotated
 import strawberry
 
 from app.agents import service
-from app.skills.service import with_declared_tool_notices
+from app.agents.service import with_declared_tool_notices
 from schema.agents.types import Agent, agent_connection
 from schema.context import Info
 from schema.enums import ApprovalPolicy

@@ -1,4 +1,4 @@
-"""Operations of the tool gateway: invokeTool, the call log and MCP discovery."""
+"""Operations of the tool gateway: invokeTool and the call log."""
 
 from __future__ import annotations
 
@@ -9,15 +9,12 @@ from typing import Annotated, Any
 import strawberry
 from strawberry.scalars import JSON
 
-from app.errors import DomainError
 from app.events.bus import SubscriberOverflowError
 from app.gateway import repository as calls_repository
-from app.gateway.mcp_sync import sync_server
 from app.gateway.service import TOOL_CALLS_TOPIC
-from app.tools.service import get_server_for
 from schema.context import Info
 from schema.enums import CallStatus, ToolCallOrigin
-from schema.errors import ClientError, UserError
+from schema.errors import ClientError
 from schema.gateway.types import ToolCall, ToolError, ToolResult
 from schema.pagination import (
     AfterArgument,
@@ -27,8 +24,6 @@ from schema.pagination import (
     page_request,
     paginate,
 )
-from schema.tools.schema import McpServerPayload, McpSyncReport
-from schema.tools.types import McpServer
 
 
 @strawberry.input(description="Narrows the call log. All given conditions must hold.")
@@ -122,53 +117,6 @@ class GatewayQuery:
 
 @strawberry.type
 class GatewayMutation:
-    @strawberry.mutation(description="Discover the server's tools again (tools/list) and upsert them.")
-    async def sync_mcp_server(
-        self,
-        info: Info,
-        id: Annotated[strawberry.ID, strawberry.argument(description="The server to sync.")],
-    ) -> McpServerPayload:
-        pool = info.context.mcp_pool
-        assert pool is not None, "the composition root provides the MCP session pool"
-        principal = info.context.principal
-        async with info.context.session() as session:
-            server = await get_server_for(session, principal, str(id))
-        if server is None:
-            return McpServerPayload(
-                mcp_server=None,
-                user_errors=[UserError(field=["id"], code="NOT_FOUND", message=f"MCP server {str(id)!r} not found.")],
-            )
-        if not principal.is_admin:
-            return McpServerPayload(
-                mcp_server=None,
-                user_errors=[UserError(field=["id"], code="FORBIDDEN", message="Only ADMIN keys sync MCP servers.")],
-            )
-        errors: list[UserError] = []
-        report: McpSyncReport | None = None
-        try:
-            # Discovery runs and commits on its own: listing happens outside any transaction.
-            found = await sync_server(
-                info.context.session_factory, pool, server.id, drift_policy=info.context.settings.mcp_drift
-            )
-            report = McpSyncReport(
-                pages=found.pages,
-                added=found.added,
-                updated=found.updated,
-                unchanged=found.unchanged,
-                vanished=found.vanished,
-                disabled=found.disabled,
-                drifted=found.drifted,
-                reactivated=found.reactivated,
-                skipped=found.skipped,
-            )
-        except DomainError as error:
-            errors.append(UserError(field=["id"], code=error.code, message=error.message))
-        async with info.context.session() as session:
-            refreshed = await get_server_for(session, principal, server.id)
-        return McpServerPayload(
-            mcp_server=McpServer.from_row(refreshed) if refreshed else None, user_errors=errors, sync_report=report
-        )
-
     @strawberry.mutation(
         description="Call one tool through the gateway, as an agent of that space would. Failures come back in the envelope, never as top-level errors."
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Any
 
 import strawberry
 from strawberry.scalars import JSON
@@ -14,18 +14,7 @@ from schema import visibility
 from schema.context import Info
 from schema.enums import CallStatus, ToolCallOrigin
 from schema.node import Node
-
-if TYPE_CHECKING:
-    from schema.agents.types import Agent, AgentRun
-    from schema.runtime.types import ToolCallApproval
-    from schema.spaces.types import Space
-    from schema.tools.types import Tool
-
-AgentRef = Annotated["Agent", strawberry.lazy("schema.agents.types")]
-AgentRunRef = Annotated["AgentRun", strawberry.lazy("schema.agents.types")]
-SpaceRef = Annotated["Space", strawberry.lazy("schema.spaces.types")]
-ToolRef = Annotated["Tool", strawberry.lazy("schema.tools.types")]
-ToolCallApprovalRef = Annotated["ToolCallApproval", strawberry.lazy("schema.runtime.types")]
+from schema.refs import AgentRef, AgentRunRef, SpaceRef, ToolCallApprovalRef, ToolRef
 
 
 @strawberry.type(
@@ -114,13 +103,9 @@ class ToolCall(Node):
 
     @strawberry.field(description="The space the call was made in.")
     async def space(self, info: Info) -> SpaceRef:
-        from schema.spaces.types import Space
+        from schema.spaces.types import space_of
 
-        if not visibility.space_visible(info, self.space_id):
-            raise visibility.refuse("space")
-        row = await info.context.loaders.space_by_id.load(self.space_id)
-        assert row is not None  # calls are only logged in existing spaces
-        return Space.from_row(row)
+        return await space_of(info, self.space_id)
 
     @strawberry.field(
         description="The tool called; null if it no longer resolves or the caller may not see it (a refused call keeps the id it was given in toolId)."
@@ -151,7 +136,7 @@ class ToolCall(Node):
 
     @strawberry.field(description="The agent run that made the call; null for direct calls.")
     async def run(self, info: Info) -> AgentRunRef | None:
-        from schema.agents.types import AgentRun
+        from schema.runtime.types import AgentRun
 
         if self.run_id is None:
             return None

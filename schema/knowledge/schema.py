@@ -9,7 +9,7 @@ import strawberry
 
 from app.errors import DomainError
 from app.knowledge import service
-from app.knowledge.ingest import Ingestor, chunking_options
+from app.knowledge.ingest import Ingestor, add_document, chunking_options
 from app.knowledge.search import MAX_QUERY_CHARS, MAX_TOP_K, KnowledgeSearch
 from app.knowledge.tool import DEFAULT_TOP_K
 from schema.context import Info
@@ -159,30 +159,11 @@ class KnowledgeDocumentMutation:
         info: Info,
         input: Annotated[AddDocumentInput, strawberry.argument(description="The document.")],
     ) -> DocumentPayload:
-        principal = info.context.principal
-        ingestor = _ingestor(info)
+        data = service.DocumentInput(str(input.knowledge_base_id), input.title, input.text, input.source)
         try:
-            data = service.check_document_input(
-                service.DocumentInput(str(input.knowledge_base_id), input.title, input.text, input.source)
-            )
-            # Cheap checks first, outside the write transaction: access, then "nothing changed".
-            async with info.context.session() as session:
-                await service.writable_knowledge_base(session, principal, data.knowledge_base_id)
-                unchanged = await service.unchanged_document(
-                    session, data.knowledge_base_id, data.source, ingestor.content_hash(data)
-                )
-            if unchanged is not None:
-                return DocumentPayload(
-                    document=Document.from_row(unchanged), outcome=DocumentOutcome.UNCHANGED, user_errors=[]
-                )
-            prepared = await ingestor.prepare(data)
+            stored = await add_document(info.context.session_factory, info.context.principal, _ingestor(info), data)
         except DomainError as error:
             return DocumentPayload(document=None, user_errors=[UserError.from_domain(error)])
-        stored, errors = await in_transaction(
-            info, lambda session: service.store_document(session, principal, prepared)
-        )
-        if stored is None:
-            return DocumentPayload(document=None, user_errors=errors)
         return DocumentPayload(
             document=Document.from_row(stored.document), outcome=DocumentOutcome[stored.outcome], user_errors=[]
         )

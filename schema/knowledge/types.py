@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 
@@ -15,11 +14,7 @@ from schema import visibility
 from schema.context import Info
 from schema.node import Node
 from schema.pagination import AfterArgument, Connection, FirstArgument, make_connection, page_request
-
-if TYPE_CHECKING:
-    from schema.spaces.types import Space
-
-SpaceRef = Annotated["Space", strawberry.lazy("schema.spaces.types")]
+from schema.refs import SpaceRef
 
 
 @strawberry.type(description="A collection of documents an agent consults, owned by one space.")
@@ -44,13 +39,9 @@ class KnowledgeBase(Node):
 
     @strawberry.field(description="The space that owns it.")
     async def space(self, info: Info) -> SpaceRef:
-        from schema.spaces.types import Space
+        from schema.spaces.types import space_of
 
-        if not visibility.space_visible(info, self.row.space_id):
-            raise visibility.refuse("space")
-        row = await info.context.loaders.space_by_id.load(self.row.space_id)
-        assert row is not None  # space_id is a foreign key
-        return Space.from_row(row)
+        return await space_of(info, self.row.space_id)
 
     @strawberry.field(description="Number of documents in it.")
     async def document_count(self, info: Info) -> int:

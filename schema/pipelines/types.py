@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Any
 
 import strawberry
 from strawberry.scalars import JSON
@@ -15,18 +15,11 @@ from app.pipelines.models import PipelineVersion as PipelineVersionRow
 from schema import visibility
 from schema.context import Info
 from schema.pagination import AfterArgument, Connection, FirstArgument, paginate
-
-if TYPE_CHECKING:
-    from schema.agents.types import Agent, AgentRun
-    from schema.spaces.types import Space
-
-AgentRef = Annotated["Agent", strawberry.lazy("schema.agents.types")]
-AgentRunRef = Annotated["AgentRun", strawberry.lazy("schema.agents.types")]
-SpaceRef = Annotated["Space", strawberry.lazy("schema.spaces.types")]
+from schema.refs import AgentRef, AgentRunRef, SpaceRef
 
 
 async def _agent_run(info: Info, run_id: str | None) -> AgentRunRef | None:
-    from schema.agents.types import AgentRun
+    from schema.runtime.types import AgentRun
 
     if run_id is None:
         return None

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 
 from app.reports import service
 from schema import visibility
 from schema.context import Info
-
-if TYPE_CHECKING:
-    from schema.skills.types import Skill
-    from schema.tools.types import Tool
-
-ToolRef = Annotated["Tool", strawberry.lazy("schema.tools.types")]
-SkillRef = Annotated["Skill", strawberry.lazy("schema.skills.types")]
+from schema.refs import SkillRef, ToolRef
 
 # Unused tools and skills listed at most (their counts are complete).
 UNUSED_LISTED = 100

@@ -17,12 +17,12 @@ from app.events.bus import SubscriberOverflowError
 from app.runtime import repository as runs_repository
 from app.runtime.service import InvokeRequest, run_topic
 from schema import visibility
-from schema.agents.types import AgentRun
 from schema.context import Info
 from schema.errors import ClientError, UserError
 from schema.gateway.types import ToolCall
 from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection, paginate
-from schema.runtime.types import AgentRunEvent, PromptPreview, PromptSection
+from schema.runtime.types import AgentRun, AgentRunEvent, PromptPreview, PromptSection
+from schema.skills.types import SkillChannel
 
 FINISHED = "FINISHED"
 STARTED = "STARTED"
@@ -46,9 +46,33 @@ class InvokeAgentInput:
     user_profile: JSON | None = strawberry.field(
         default=None, description="Facts about the user for this run: the PROFILE section of the prompt."
     )
-    skill_channel: str | None = strawberry.field(
-        default=None, description="Force PRODUCTION or CANDIDATE skill versions for this run (test sessions)."
+    force_channel: SkillChannel | None = strawberry.field(
+        default=None,
+        description="Serve every unpinned skill at PRODUCTION or CANDIDATE for this run (test sessions); RETIRED is refused.",
     )
+    skill_channel: str | None = strawberry.field(
+        default=None,
+        description="Force PRODUCTION or CANDIDATE skill versions for this run (test sessions). The string form of forceChannel.",
+        deprecation_reason="Use forceChannel, the SkillChannel enum.",
+    )
+
+
+FORCEABLE_CHANNELS = (SkillChannel.PRODUCTION, SkillChannel.CANDIDATE)
+
+
+def _forced_channel(input: InvokeAgentInput) -> tuple[str | None, UserError | None]:
+    """The channel a run forces: ``forceChannel``, or the deprecated string ``skillChannel`` (same values)."""
+    names = [channel.name for channel in FORCEABLE_CHANNELS]
+    if input.skill_channel is not None and input.skill_channel not in names:
+        return None, UserError(field=["input", "skillChannel"], code="INVALID", message="Use PRODUCTION or CANDIDATE.")
+    forced = input.force_channel.name if input.force_channel is not None else None
+    if forced is not None and forced not in names:
+        return None, UserError(field=["input", "forceChannel"], code="INVALID", message="Use PRODUCTION or CANDIDATE.")
+    if forced is not None and input.skill_channel is not None and forced != input.skill_channel:
+        return None, UserError(
+            field=["input", "forceChannel"], code="INVALID", message="forceChannel and skillChannel disagree."
+        )
+    return forced or input.skill_channel, None
 
 
 @strawberry.type(description="Result of invokeAgent.")
@@ -196,13 +220,9 @@ class RuntimeMutation:
     ) -> InvokeAgentPayload:
         runtime = info.context.runtime
         assert runtime is not None, "the composition root provides the runtime"
-        if input.skill_channel is not None and input.skill_channel not in ("PRODUCTION", "CANDIDATE"):
-            return InvokeAgentPayload(
-                run=None,
-                user_errors=[
-                    UserError(field=["input", "skillChannel"], code="INVALID", message="Use PRODUCTION or CANDIDATE.")
-                ],
-            )
+        channel, channel_error = _forced_channel(input)
+        if channel_error is not None:
+            return InvokeAgentPayload(run=None, user_errors=[channel_error])
         if input.user_profile is not None and not isinstance(input.user_profile, dict):
             return InvokeAgentPayload(
                 run=None,
@@ -217,7 +237,7 @@ class RuntimeMutation:
             idempotency_key=input.idempotency_key,
             run_async=bool(input.run_async),
             user_profile=input.user_profile,
-            force_channel=input.skill_channel,
+            force_channel=channel,
         )
         try:
             row = await runtime.invoke(info.context.principal, request)

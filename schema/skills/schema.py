@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
@@ -12,8 +10,9 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.agents import service as agents_service
-from app.skills import channels, repository, service, usage
-from app.skills.matching import matcher_for
+from app.skills import channels, repository, service
+from app.skills.inputs import SkillInput
+from app.skills.matchers import matcher_for
 from app.skills.models import SkillDefinition
 from app.skills.models import SkillVersion as SkillVersionRow
 from app.skills.routing import RoutedSkill as RoutedSkillRow
@@ -22,7 +21,7 @@ from schema import visibility
 from schema.context import Info
 from schema.errors import UserError
 from schema.mutations import in_transaction
-from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection, make_connection, page_request
+from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection, paginate
 from schema.skills.types import (
     Skill,
     SkillChannel,
@@ -32,8 +31,6 @@ from schema.skills.types import (
     SkillVersion,
     skill_connection,
 )
-
-logger = logging.getLogger("quiver.skills")
 
 
 @strawberry.type
@@ -83,17 +80,15 @@ class SkillsQuery:
         scope = str(space_id) if space_id else principal.reach
         if scope is not None and not principal.can_read_space(scope):
             return empty_connection(after)
-        request = page_request(first, after)
         with_matches = bool(include_matches)
-        async with info.context.session() as session:
-            page = await repository.list_unused_skills(session, scope, since, with_matches, request)
-
-        async def total() -> int:
-            async with info.context.session() as session:
-                return await repository.count_unused_skills(session, scope, since, with_matches)
-
-        return make_connection(
-            page, [Skill.from_row(row) for row in page.items], [row.skill_id for row in page.items], total
+        return await paginate(
+            info,
+            first,
+            after,
+            lambda session, request: repository.list_unused_skills(session, scope, since, with_matches, request),
+            lambda session: repository.count_unused_skills(session, scope, since, with_matches),
+            Skill.from_row,
+            lambda row: row.skill_id,
         )
 
     @strawberry.field(
@@ -123,7 +118,13 @@ class SkillsQuery:
                 force_channel.value if force_channel is not None and force_channel != SkillChannel.RETIRED else None
             )
             selection = await select_skills(
-                session, agent, message, settings, session_id=session_id, force_channel=channel
+                session,
+                agent.space_id,
+                agent.bound_skill_ids or [],
+                message,
+                settings,
+                session_id=session_id,
+                force_channel=channel,
             )
         routing = selection.routing
         skills = {
@@ -355,7 +356,7 @@ class SkillsMutation:
         input: Annotated[CreateSkillInput, strawberry.argument(description="The new skill.")],
     ) -> SkillPayload:
         principal, limit = info.context.principal, info.context.settings.skill_prompt_max_chars
-        data = service.SkillInput(
+        data = SkillInput(
             space_id=str(input.space_id) if input.space_id is not None else None,
             name=input.name,
             label=input.label,
@@ -378,7 +379,7 @@ class SkillsMutation:
         input: Annotated[UpdateSkillInput, strawberry.argument(description="The changes.")],
     ) -> SkillPayload:
         principal, limit = info.context.principal, info.context.settings.skill_prompt_max_chars
-        data = service.SkillInput(
+        data = SkillInput(
             label=input.label,
             description=input.description,
             prompt=input.prompt,
@@ -503,22 +504,15 @@ class SkillMatchQuery:
         ] = None,
     ) -> list[SkillMatch]:
         settings = info.context.settings
-        async with info.context.session() as session:
-            found = await service.match_skills(
-                session,
-                info.context.principal,
-                str(space_id),
-                query,
-                5 if top_k is None else top_k,
-                matcher_for(settings),
-                min_score if min_score is not None else settings.skill_match_min_score,
-            )
-        if found:
-            try:
-                async with info.context.transaction() as session:
-                    await usage.record_matches(session, [_AtVersion(row.skill_id, row.version) for row, _ in found])
-            except Exception:  # a counter must never cost the caller its answer
-                logger.warning("could not record skill matches", exc_info=True)
+        found = await service.match_and_count(
+            info.context.session_factory,
+            info.context.principal,
+            str(space_id),
+            query,
+            5 if top_k is None else top_k,
+            matcher_for(settings),
+            min_score if min_score is not None else settings.skill_match_min_score,
+        )
         return [
             SkillMatch(
                 skill=Skill.from_row(row),
@@ -535,9 +529,3 @@ class SkillMatchQuery:
             )
             for row, match in found
         ]
-
-
-@dataclass(frozen=True)
-class _AtVersion:
-    skill_id: str
-    version: str

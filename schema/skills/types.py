@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import strawberry
 
@@ -18,14 +18,8 @@ from schema.context import Info
 from schema.enums import Status, ToolType
 from schema.node import Node
 from schema.pagination import Connection, make_connection, page_request
+from schema.refs import SpaceRef, ToolRef
 from schema.skills.loaders import skill_loaders
-
-if TYPE_CHECKING:
-    from schema.spaces.types import Space
-    from schema.tools.types import Tool
-
-SpaceRef = Annotated["Space", strawberry.lazy("schema.spaces.types")]
-ToolRef = Annotated["Tool", strawberry.lazy("schema.tools.types")]
 
 
 @strawberry.enum(description="Where a skill version stands.")
@@ -197,12 +191,11 @@ class Skill(Node):
 
     @strawberry.field(description="Null for global skills; the owning space otherwise.")
     async def space(self, info: Info) -> SpaceRef | None:
-        from schema.spaces.types import Space
+        from schema.spaces.types import space_of
 
         if self.row.space_id is None or not visibility.space_visible(info, self.row.space_id):
             return None
-        row = await info.context.loaders.space_by_id.load(self.row.space_id)
-        return Space.from_row(row) if row else None
+        return await space_of(info, self.row.space_id)
 
     @strawberry.field(description="Every version, oldest first.")
     async def versions(self, info: Info) -> list[SkillVersion]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import strawberry
 
@@ -23,11 +23,7 @@ from schema.errors import UserError
 from schema.mutations import in_transaction
 from schema.node import Node
 from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection, make_connection, page_request
-
-if TYPE_CHECKING:
-    from schema.spaces.types import Space
-
-SpaceRef = Annotated["Space", strawberry.lazy("schema.spaces.types")]
+from schema.refs import SpaceRef
 
 
 @strawberry.enum(description="Whether an API key is accepted now.")

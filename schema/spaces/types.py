@@ -4,28 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import strawberry
 
 from app.spaces.models import Space as SpaceRow
+from schema import visibility
 from schema.context import Info
 from schema.enums import Role
 from schema.node import Node
 from schema.pagination import AfterArgument, Connection, FirstArgument
-
-if TYPE_CHECKING:
-    from schema.agents.types import Agent
-    from schema.knowledge.types import KnowledgeBase
-    from schema.skills.types import Skill, SkillFilter
-    from schema.tools.types import Tool, ToolFilter
-
-ToolRef = Annotated["Tool", strawberry.lazy("schema.tools.types")]
-ToolFilterRef = Annotated["ToolFilter", strawberry.lazy("schema.tools.types")]
-SkillRef = Annotated["Skill", strawberry.lazy("schema.skills.types")]
-SkillFilterRef = Annotated["SkillFilter", strawberry.lazy("schema.skills.types")]
-KnowledgeBaseRef = Annotated["KnowledgeBase", strawberry.lazy("schema.knowledge.types")]
-AgentRef = Annotated["Agent", strawberry.lazy("schema.agents.types")]
+from schema.refs import AgentRef, KnowledgeBaseRef, SkillFilterRef, SkillRef, ToolFilterRef, ToolRef
 
 
 @strawberry.type(description="A tenant. Tools, skills, knowledge bases and agents are seen through spaces.")
@@ -109,6 +98,18 @@ async def spaces_for(info: Info, space_ids: Sequence[str]) -> list[Space]:
         [space_id for space_id in space_ids if principal.can_read_space(space_id)]
     )
     return [Space.from_row(row) for row in rows if row is not None]
+
+
+async def space_of(info: Info, space_id: str) -> Space:
+    """The ``space`` link of an object the reader already reaches (its ``space_id`` is a foreign key).
+
+    Non-null: should the space not be readable, the field fails with NOT_VISIBLE.
+    """
+    if not visibility.space_visible(info, space_id):
+        raise visibility.refuse("space")
+    row = await info.context.loaders.space_by_id.load(space_id)
+    assert row is not None  # space_id is a foreign key
+    return Space.from_row(row)
 
 
 @strawberry.type(description="The caller behind the API key of this request.")

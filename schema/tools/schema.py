@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import strawberry
 from strawberry.scalars import JSON
 
-from app.tools import openapi_import, repository, service
+from app.tools import openapi_import, service
 from app.tools.models import McpServer as McpServerRow
 from schema.context import Info
-from schema.enums import ApprovalPolicy, AuthType, McpTransport, Role, SideEffect
+from schema.enums import ApprovalPolicy, AuthType, Role, SideEffect
 from schema.errors import UserError
+from schema.mcp.types import McpServer
 from schema.mutations import in_transaction
-from schema.pagination import AfterArgument, Connection, FirstArgument, paginate
-from schema.tools.types import McpServer, Tool, ToolFilter, tool_connection
+from schema.pagination import AfterArgument, Connection, FirstArgument
+from schema.tools.types import Tool, ToolFilter, tool_connection
 
 
 @strawberry.type
@@ -47,23 +49,6 @@ class ToolsQuery:
         async with info.context.session() as session:
             row = await service.get_tool_for(session, info.context.principal, str(id))
         return Tool.from_row(row) if row else None
-
-    @strawberry.field(
-        description="MCP servers the caller may see: all for admins, those visible in its space otherwise."
-    )
-    async def mcp_servers(
-        self, info: Info, first: FirstArgument = 50, after: AfterArgument = None
-    ) -> Connection[McpServer]:
-        reach = info.context.principal.reach
-        return await paginate(
-            info,
-            first,
-            after,
-            lambda session, request: repository.list_servers(session, reach, request),
-            lambda session: repository.count_servers(session, reach),
-            McpServer.from_row,
-            lambda row: row.id,
-        )
 
 
 @strawberry.input(description="How the platform authenticates to an endpoint. Secrets are write-only.")
@@ -125,23 +110,9 @@ class CreateToolInput:
     )
 
     def to_app(self) -> service.ToolInput:
-        return service.ToolInput(
+        return replace(
+            _tool_input(self),
             name=self.name,
-            label=self.label,
-            description=self.description,
-            input_schema=self.input_schema,
-            output_schema=self.output_schema,
-            endpoint=self.endpoint,
-            auth=self.auth.to_app() if self.auth else None,
-            side_effect=self.side_effect.name if self.side_effect else None,
-            approval=self.approval.name if self.approval else None,
-            timeout_ms=self.timeout_ms,
-            max_retries=self.max_retries,
-            tags=self.tags,
-            group=self.group,
-            allowed_roles=[role.name for role in self.allowed_roles] if self.allowed_roles is not None else None,
-            version=self.version,
-            owner=self.owner,
             space_ids=[str(space_id) for space_id in self.space_ids] if self.space_ids is not None else None,
         )
 
@@ -176,23 +147,28 @@ class UpdateToolInput:
     owner: str | None = strawberry.field(default=None, description="New owner; empty string clears it.")
 
     def to_app(self) -> service.ToolInput:
-        return service.ToolInput(
-            label=self.label,
-            description=self.description,
-            input_schema=self.input_schema,
-            output_schema=self.output_schema,
-            endpoint=self.endpoint,
-            auth=self.auth.to_app() if self.auth else None,
-            side_effect=self.side_effect.name if self.side_effect else None,
-            approval=self.approval.name if self.approval else None,
-            timeout_ms=self.timeout_ms,
-            max_retries=self.max_retries,
-            tags=self.tags,
-            group=self.group,
-            allowed_roles=[role.name for role in self.allowed_roles] if self.allowed_roles is not None else None,
-            version=self.version,
-            owner=self.owner,
-        )
+        return _tool_input(self)
+
+
+def _tool_input(source: CreateToolInput | UpdateToolInput) -> service.ToolInput:
+    """The fields both inputs have; None means "not given"."""
+    return service.ToolInput(
+        label=source.label,
+        description=source.description,
+        input_schema=source.input_schema,
+        output_schema=source.output_schema,
+        endpoint=source.endpoint,
+        auth=source.auth.to_app() if source.auth else None,
+        side_effect=source.side_effect.name if source.side_effect else None,
+        approval=source.approval.name if source.approval else None,
+        timeout_ms=source.timeout_ms,
+        max_retries=source.max_retries,
+        tags=source.tags,
+        group=source.group,
+        allowed_roles=[role.name for role in source.allowed_roles] if source.allowed_roles is not None else None,
+        version=source.version,
+        owner=source.owner,
+    )
 
 
 @strawberry.type(description="Result of a mutation on a tool.")
@@ -214,55 +190,6 @@ class BindingsPayload:
     tool: Tool | None = strawberry.field(description="The tool, when a tool id was given.")
     mcp_server: McpServer | None = strawberry.field(description="The server, when a server id was given.")
     user_errors: list[UserError] = strawberry.field(description="Why the input was refused; empty on success.")
-
-
-@strawberry.input(description="A new MCP server record; syncMcpServer discovers its tools.")
-class RegisterMcpServerInput:
-    name: str = strawberry.field(description="Unique name: ^[a-zA-Z0-9_-]{1,64}$.")
-    transport: McpTransport = strawberry.field(description="How to reach the server.")
-    url: str | None = strawberry.field(default=None, description="URL for STREAMABLE_HTTP and SSE servers.")
-    command: list[str] | None = strawberry.field(
-        default=None, description="For STDIO servers: the command and its arguments."
-    )
-    auth: AuthConfigInput | None = strawberry.field(default=None, description="Credentials for the server.")
-    space_ids: list[strawberry.ID] | None = strawberry.field(
-        default=None, description="Spaces to bind; omit for a global server."
-    )
-
-
-@strawberry.type(
-    description="What one discovery did. Every listed tool is in exactly one of added / updated / unchanged / skipped; disabled, drifted and reactivated cut across them."
-)
-class McpSyncReport:
-    pages: int = strawberry.field(description="Pages of tools/list read.")
-    added: list[str] = strawberry.field(description="Ids of tools seen for the first time.")
-    updated: list[str] = strawberry.field(
-        description="Ids of stored tools whose definition or status this sync changed."
-    )
-    unchanged: list[str] = strawberry.field(description="Ids of tools listed exactly as stored.")
-    vanished: list[str] = strawberry.field(
-        description="Ids of stored tools the server no longer lists (disabled when they were active)."
-    )
-    disabled: list[str] = strawberry.field(
-        description="Ids of tools this sync disabled (vanished, or drifted under the disable policy)."
-    )
-    drifted: list[str] = strawberry.field(
-        description="Ids of tools whose description or schema changed since the last sync."
-    )
-    reactivated: list[str] = strawberry.field(
-        description="Ids of vanished tools that came back and were enabled again."
-    )
-    skipped: list[str] = strawberry.field(description="'name: reason' for listed tools that could not be stored.")
-
-
-@strawberry.type(description="Result of a mutation on an MCP server.")
-class McpServerPayload:
-    mcp_server: McpServer | None = strawberry.field(description="The server; null when the mutation failed.")
-    user_errors: list[UserError] = strawberry.field(description="Why the input was refused; empty on success.")
-    sync_report: McpSyncReport | None = strawberry.field(
-        default=None,
-        description="What syncMcpServer found, tool ids by outcome; null for other mutations and failures.",
-    )
 
 
 @strawberry.input(
@@ -416,25 +343,3 @@ class ToolsMutation:
         if isinstance(row, McpServerRow):
             return BindingsPayload(tool=None, mcp_server=McpServer.from_row(row), user_errors=[])
         return BindingsPayload(tool=Tool.from_row(row), mcp_server=None, user_errors=[])
-
-    @strawberry.mutation(
-        description="Register an MCP server (ADMIN keys only). Run syncMcpServer to discover its tools."
-    )
-    async def register_mcp_server(
-        self,
-        info: Info,
-        input: Annotated[RegisterMcpServerInput, strawberry.argument(description="The server.")],
-    ) -> McpServerPayload:
-        principal, box, egress = info.context.principal, info.context.secret_box, info.context.egress
-        data = service.McpServerInput(
-            name=input.name,
-            transport=input.transport.name,
-            url=input.url,
-            command=input.command,
-            auth=input.auth.to_app() if input.auth else None,
-            space_ids=[str(space_id) for space_id in input.space_ids] if input.space_ids else None,
-        )
-        row, errors = await in_transaction(
-            info, lambda session: service.register_mcp_server(session, principal, data, box, egress)
-        )
-        return McpServerPayload(mcp_server=McpServer.from_row(row) if row else None, user_errors=errors)

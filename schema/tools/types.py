@@ -1,27 +1,23 @@
-"""GraphQL types of the tools domain: Tool, McpServer, filters and stats."""
+"""GraphQL types of the tools domain: Tool, filters and stats."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import strawberry
 from strawberry.scalars import JSON
 
 from app.tools import repository
-from app.tools.models import McpServer as McpServerRow
 from app.tools.models import ToolDefinition
 from app.tools.service import may_manage_tool
 from schema import visibility
 from schema.context import Info
-from schema.enums import ApprovalPolicy, AuthType, McpTransport, Role, SideEffect, Status, ToolType
+from schema.enums import ApprovalPolicy, AuthType, Role, SideEffect, Status, ToolType
+from schema.mcp.types import McpServer
 from schema.node import Node
-from schema.pagination import AfterArgument, Connection, FirstArgument, paginate
-
-if TYPE_CHECKING:
-    from schema.spaces.types import Space
-
-SpaceRef = Annotated["Space", strawberry.lazy("schema.spaces.types")]
+from schema.pagination import Connection, paginate
+from schema.refs import SpaceRef
 
 
 @strawberry.input(description="Narrows a list of tools. All given conditions must hold.")
@@ -182,66 +178,6 @@ class Tool(Node):
             p50_latency_ms=stats.p50_latency_ms,
             p95_latency_ms=stats.p95_latency_ms,
             last_called_at=stats.last_called_at,
-        )
-
-
-@strawberry.type(description="A registered MCP server whose tools are discovered and called through the gateway.")
-class McpServer(Node):
-    id: strawberry.ID = strawberry.field(description="Server id, mcp_….")
-    name: str = strawberry.field(description="Unique name of the server.")
-    url: str | None = strawberry.field(description="URL for STREAMABLE_HTTP and SSE servers; null for STDIO.")
-    command: list[str] | None = strawberry.field(description="Command and arguments for STDIO servers; null otherwise.")
-    transport: McpTransport = strawberry.field(description="How the platform talks to the server.")
-    status: Status = strawberry.field(
-        description="Lifecycle status; the tools of a non-ACTIVE server are not callable."
-    )
-    auth_type: AuthType = strawberry.field(description="How the platform authenticates to the server.")
-    last_synced_at: datetime | None = strawberry.field(description="When discovery last succeeded; null if never.")
-    last_error: str | None = strawberry.field(description="Last discovery error, if the last sync failed.")
-    created_at: datetime = strawberry.field(description="When the server was registered.")
-    row: strawberry.Private[McpServerRow]
-
-    @classmethod
-    def from_row(cls, row: McpServerRow) -> McpServer:
-        return cls(
-            id=strawberry.ID(row.id),
-            name=row.name,
-            url=row.url,
-            command=list(row.command) if row.command else None,
-            transport=McpTransport(row.transport),
-            status=Status(row.status),
-            auth_type=AuthType(row.auth_type),
-            last_synced_at=row.last_synced_at,
-            last_error=row.last_error,
-            created_at=row.created_at,
-            row=row,
-        )
-
-    @strawberry.field(description="Spaces the server is bound to; its tools inherit them. Empty means global.")
-    async def bound_spaces(self, info: Info) -> list[SpaceRef]:
-        from schema.spaces.types import spaces_for
-
-        space_ids = await info.context.loaders.space_ids_by_mcp_server_id.load(self.row.id)
-        return await spaces_for(info, space_ids)
-
-    @strawberry.field(description="True when no binding row restricts the server.")
-    async def is_global(self, info: Info) -> bool:
-        return not await info.context.loaders.space_ids_by_mcp_server_id.load(self.row.id)
-
-    @strawberry.field(description="Tools discovered from this server, any status.")
-    async def tools(
-        self,
-        info: Info,
-        first: FirstArgument = 50,
-        after: AfterArgument = None,
-    ) -> Connection[Tool]:
-        return await tool_connection(
-            info,
-            info.context.principal.reach,
-            first,
-            after,
-            repository.ToolFilter(mcp_server_id=self.row.id),
-            include_inactive=True,
         )
 
 

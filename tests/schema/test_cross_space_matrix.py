@@ -45,12 +45,12 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.agents.models import Agent as AgentRow
-from app.agents.runs import AgentRun as AgentRunRow
 from app.config import Settings
 from app.db import utcnow
 from app.gateway.models import ToolCall as ToolCallRow
 from app.ids import new_id
 from app.principal import Principal, Role
+from app.runtime.models import AgentRun as AgentRunRow
 from app.spaces import service as spaces_service
 from app.spaces.models import Space as SpaceRow
 from app.tools.models import ToolDefinition

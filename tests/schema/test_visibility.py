@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.agents.runs import AgentRun
 from app.db import utcnow
 from app.ids import new_id
 from app.principal import Role
+from app.runtime.models import AgentRun
 from tests.conftest import GraphQLClient, Keys
 
 INVOKE = """mutation Invoke($input: InvokeToolInput!) {

@@ -19,9 +19,9 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.agents.runs import AgentRun
 from app.gateway.models import ToolCall
 from app.ids import new_id
+from app.runtime.models import AgentRun
 
 MONDAY = datetime(2026, 11, 2, tzinfo=UTC)
 SINCE = MONDAY

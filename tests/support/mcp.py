@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.crypto import SecretBox
 from app.egress import EgressPolicy
 from app.gateway.executors.base import Invocation
-from app.gateway.executors.mcp import McpSessionPool
 from app.ids import mcp_tool_id, new_id
+from app.mcp.pool import McpSessionPool
 from app.principal import SYSTEM_PRINCIPAL
 from app.spaces.models import SYSTEM_SPACE_ID
 from app.tools import repository

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from simpleeval import InvalidExpression, NumberTooHigh, SimpleEval
 
-from app.gateway.envelope import INTERNAL_ERROR, PARAM_INVALID, TIMEOUT, TOOL_NOT_AVAILABLE, ToolFailure
+from app.gateway.envelope import INTERNAL_ERROR, PARAM_INVALID, TIMEOUT, ToolFailure
 from app.gateway.executors.base import CappedExecutor, Invocation
 
 BuiltinFunction = Callable[[Invocation], Awaitable[Any]]
@@ -198,15 +198,6 @@ async def calculator(invocation: Invocation) -> dict[str, Any]:
     return {"expression": expression, "result": value}
 
 
-async def not_yet_available(invocation: Invocation) -> Any:
-    # bt_search_knowledge lands with the knowledge issue (#4), bt_send_message with the runtime (#5).
-    raise ToolFailure(
-        TOOL_NOT_AVAILABLE,
-        f"{invocation.tool.name} is not available on this platform yet.",
-        f"{invocation.tool.tool_id} has no executor in this release",
-    )
-
-
 class BuiltinExecutor(CappedExecutor):
     cap_seconds = 5.0
     timeout_code = TIMEOUT
@@ -215,15 +206,13 @@ class BuiltinExecutor(CappedExecutor):
         self.functions: dict[str, BuiltinFunction] = {
             "bt_current_time": current_time,
             "bt_calculator": calculator,
-            "bt_search_knowledge": not_yet_available,
-            "bt_send_message": not_yet_available,
         }
-
-        # Builtins that legitimately run longer than the 5 s cap (bt_send_message waits for a run).
+        # Builtins that run longer than the 5 s cap (bt_send_message waits for a run).
         self.cap_overrides: dict[str, float] = {}
 
     def register(self, tool_id: str, function: BuiltinFunction, *, cap_seconds: float | None = None) -> None:
-        """Later domains (knowledge, runtime) plug their builtins in here."""
+        """The domains above the gateway plug their builtins in here (``bt_search_knowledge``, ``bt_send_message``:
+        see the composition root, ``app.main``)."""
         self.functions[tool_id] = function
         if cap_seconds is not None:
             self.cap_overrides[tool_id] = cap_seconds

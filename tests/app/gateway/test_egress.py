@@ -31,7 +31,8 @@ from app.egress import EgressDeniedError, EgressPolicy, egress_checked_transport
 from app.gateway.envelope import ToolFailure
 from app.gateway.executors.base import Invocation
 from app.gateway.executors.http import HttpExecutor
-from app.gateway.executors.mcp import McpExecutor, McpSessionPool
+from app.mcp.executor import McpExecutor
+from app.mcp.pool import McpSessionPool
 from app.principal import SYSTEM_PRINCIPAL
 from app.tools.models import ToolDefinition
 from tests.conftest import TEST_SECRET_KEY

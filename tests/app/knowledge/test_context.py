@@ -29,7 +29,9 @@ class TestKnowledgeContext:
         await add_document(session_factory, kb.id, "Travel policy", POLICY, "policies/travel.md")
         agent = await make_agent(session_factory, space.id, [kb.id])
 
-        context = await knowledge_context(session_factory, agent, "Which class for flights?", budget_chars=2000)
+        context = await knowledge_context(
+            session_factory, agent.space_id, agent.mounted_kb_ids, "Which class for flights?", budget_chars=2000
+        )
 
         assert context.text == (
             f"{HEADER}\n\n"
@@ -54,7 +56,9 @@ class TestKnowledgeContext:
         await add_document(session_factory, other.id, "Not mounted", "Hotel secrets.")
         agent = await make_agent(session_factory, space.id, [mounted.id])
 
-        context = await knowledge_context(session_factory, agent, "hotel", budget_chars=2000)
+        context = await knowledge_context(
+            session_factory, agent.space_id, agent.mounted_kb_ids, "hotel", budget_chars=2000
+        )
 
         assert [citation.title for citation in context.citations] == ["Mounted"]
 
@@ -65,7 +69,9 @@ class TestKnowledgeContext:
         await add_document(session_factory, foreign.id, "Foreign", "Hotel secrets of beta.")
         agent = await make_agent(session_factory, alpha.id, [foreign.id])
 
-        context = await knowledge_context(session_factory, agent, "hotel", budget_chars=2000)
+        context = await knowledge_context(
+            session_factory, agent.space_id, agent.mounted_kb_ids, "hotel", budget_chars=2000
+        )
 
         assert not context
         assert context.citations == []
@@ -80,8 +86,16 @@ class TestKnowledgeContext:
         unmounted = await make_agent(session_factory, space.id, [])
         mounted = await make_agent(session_factory, space.id, [kb.id])
 
-        assert (await knowledge_context(session_factory, unmounted, "hotel", budget_chars=2000)).text == ""
-        assert (await knowledge_context(session_factory, mounted, "submarine", budget_chars=2000)).text == ""
+        assert (
+            await knowledge_context(
+                session_factory, unmounted.space_id, unmounted.mounted_kb_ids, "hotel", budget_chars=2000
+            )
+        ).text == ""
+        assert (
+            await knowledge_context(
+                session_factory, mounted.space_id, mounted.mounted_kb_ids, "submarine", budget_chars=2000
+            )
+        ).text == ""
 
     async def test_the_block_stays_within_the_budget(self, session_factory: SessionFactory) -> None:
         space = await make_space(session_factory, "alpha")
@@ -96,7 +110,9 @@ class TestKnowledgeContext:
         agent = await make_agent(session_factory, space.id, [kb.id])
 
         for budget in (300, 700, 1500):
-            context = await knowledge_context(session_factory, agent, "expense receipts", budget_chars=budget, top_k=10)
+            context = await knowledge_context(
+                session_factory, agent.space_id, agent.mounted_kb_ids, "expense receipts", budget_chars=budget, top_k=10
+            )
             assert 0 < len(context.text) <= budget
             numbers = [citation.number for citation in context.citations]
             assert numbers == list(range(1, len(numbers) + 1))
@@ -110,10 +126,13 @@ class TestKnowledgeContext:
         await add_document(session_factory, kb.id, "Pets", "The feline rested on the rug.", using=ingestor(embedder))
         agent = await make_agent(session_factory, space.id, [kb.id])
 
-        lexical = await knowledge_context(session_factory, agent, "cat sleeping on a mat", budget_chars=1000)
+        lexical = await knowledge_context(
+            session_factory, agent.space_id, agent.mounted_kb_ids, "cat sleeping on a mat", budget_chars=1000
+        )
         hybrid = await knowledge_context(
             session_factory,
-            agent,
+            agent.space_id,
+            agent.mounted_kb_ids,
             "cat sleeping on a mat",
             budget_chars=1000,
             search=KnowledgeSearch(session_factory, embedder),
@@ -129,10 +148,10 @@ class TestKnowledgeContext:
         agent = await make_agent(session_factory, space.id, [kb.id])
         provider = KnowledgeContextProvider(KnowledgeSearch(session_factory))
 
-        text = await provider.context(agent, "hotel price per night", budget_chars=1000)
+        text = await provider.context(agent.space_id, agent.mounted_kb_ids, "hotel price per night", budget_chars=1000)
 
         assert text is not None and "[1] Travel policy › Hotels (travel.md)" in text  # noqa: RUF001
-        assert await provider.context(agent, "submarine", budget_chars=1000) is None
+        assert await provider.context(agent.space_id, agent.mounted_kb_ids, "submarine", budget_chars=1000) is None
 
 
 class TestFormat:

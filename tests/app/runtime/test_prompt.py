@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -159,7 +160,7 @@ class FixedKnowledge:
         self.text = text
         self.budgets: list[int] = []
 
-    async def context(self, agent: Agent, message: str, *, budget_chars: int) -> str | None:
+    async def context(self, space_id: str, kb_ids: Sequence[str], message: str, *, budget_chars: int) -> str | None:
         self.budgets.append(budget_chars)
         return self.text
 

@@ -26,6 +26,7 @@ from tests.schema.runtime import (
     set_status,
     wait_for_run,
 )
+from tests.schema.skills.operations import PUBLISH
 from tests.support.openai_server import OpenAIServer, ScriptedModel, call, final, tool_calls
 from tests.support.openai_server import openai_server as openai_server
 from tests.support.processes import wait_until
@@ -304,6 +305,28 @@ class TestSessions:
         assert last[-1] == ("user", "third")
 
 
+class TestForcedChannel:
+    @pytest.mark.parametrize(
+        "fields", [{"forceChannel": "CANDIDATE"}, {"skillChannel": "CANDIDATE"}], ids=["enum", "deprecated-string"]
+    )
+    async def test_a_run_can_be_served_the_candidate(self, world: World, fields: dict[str, Any]) -> None:
+        skill = await create_skill(world.gql, "house-style", "# House style\n\nShort sentences.", world.space_id)
+        published = await world.gql.execute(
+            PUBLISH,
+            {"input": {"skillId": skill["id"], "prompt": "# House style\n\nTiny sentences.", "canaryPercent": 0}},
+        )
+        assert published["publishSkillVersion"]["userErrors"] == []
+        agent = await create_agent(world.gql, world.space_id, world.model.name, boundSkillIds=[skill["id"]], name="B")
+        world.model.push(final("production"), final("candidate"))
+
+        served = await invoke(world.gql, agent["id"], "write")
+        forced = await invoke(world.gql, agent["id"], "write", **fields)
+
+        assert [item["channel"] for item in served["skillVersions"]] == ["PRODUCTION"]
+        assert [item["channel"] for item in forced["skillVersions"]] == ["CANDIDATE"]
+        assert "Tiny sentences." in messages_of(world.model.requests[1])[0]["content"]
+
+
 class TestRunRecord:
     async def test_a_run_records_the_skill_versions_it_injected(self, world: World) -> None:
         house = await create_skill(world.gql, "house-style", "# House style\n\nShort sentences.", world.space_id)
@@ -342,8 +365,10 @@ class TestRunRecord:
         [
             ({"userProfile": ["not", "an", "object"]}, ["input", "userProfile"]),
             ({"skillChannel": "BETA"}, ["input", "skillChannel"]),
+            ({"forceChannel": "RETIRED"}, ["input", "forceChannel"]),
+            ({"forceChannel": "CANDIDATE", "skillChannel": "PRODUCTION"}, ["input", "forceChannel"]),
         ],
-        ids=["profile-not-object", "unknown-channel"],
+        ids=["profile-not-object", "unknown-channel", "retired-channel", "channels-disagree"],
     )
     async def test_invalid_options_are_user_errors(
         self, world: World, fields: dict[str, Any], field: list[str]

@@ -15,10 +15,10 @@ import pytest
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.agents.runs import AgentRun
 from app.config import Settings
 from app.db import utcnow
 from app.ids import new_id
+from app.runtime.models import AgentRun
 from tests.conftest import GraphQLClient, Keys
 from tests.schema.gateway import fresh, http_tool
 from tests.schema.runtime import (

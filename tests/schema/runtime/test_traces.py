@@ -21,9 +21,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from app.agents.runs import RunStage
 from app.config import Settings
 from app.db import utcnow
+from app.runtime.models import RunStage
 from app.runtime.otel import run_root_span_id, run_trace_id
 from tests.conftest import GraphQLClient, Keys
 from tests.schema.runtime import RuntimeApp, create_agent, create_skill, invoke, runtime_app

@@ -1,5 +1,5 @@
-"""Fixtures shared by the MCP executor and discovery tests: a session pool, and the
-SDK-built streamable-HTTP server (one per module, reset before each test)."""
+"""Fixtures shared by the MCP tests (tests/app/mcp) and the egress tests (tests/app/gateway): a
+session pool, and the SDK-built streamable-HTTP server (one per module, reset before each test)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from app.gateway.executors.mcp import McpSessionPool
+from app.mcp.pool import McpSessionPool
 from tests.support.mcp import new_pool
 from tests.support.processes import HttpMcpServer
 

@@ -16,9 +16,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.crypto import SecretBox
 from app.egress import EgressDeniedError, EgressPolicy
 from app.gateway.envelope import EGRESS_DENIED, EXTERNAL_API_TIMEOUT, MCP_ERROR, TOOL_NOT_AVAILABLE, ToolFailure
-from app.gateway.executors.mcp import DrainingStream, McpExecutor, McpSessionPool, SessionTransport
+from app.mcp.executor import McpExecutor
+from app.mcp.pool import McpSessionPool
+from app.mcp.service import McpServerInput, register_mcp_server
+from app.mcp.transport import DrainingStream, SessionTransport
 from app.principal import SYSTEM_PRINCIPAL
-from app.tools.service import AuthConfig, McpServerInput, register_mcp_server
+from app.tools.service import AuthConfig
 from tests.support.mcp import add_server, invocation, mcp_tool, new_pool
 from tests.support.processes import HttpMcpServer
 

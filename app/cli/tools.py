@@ -3,7 +3,7 @@
 Acts on the configured database directly, as an ADMIN (like ``quiver skills import``),
 with the same rules as the ``importOpenApi`` mutation; the servers sharing its
 ``QUIVER_REDIS_URL`` hear of the new tools at once. Register with
-``cli.add_typer(tools_cli, name="tools")`` in ``app/cli.py``.
+``cli.add_typer(tools_cli, name="tools")`` in ``app/cli/__init__.py``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from app.skills.cli import skills_cli
+from app.cli.skills import skills_cli
 
 SKILL_MD = """---
 name: {name}

@@ -10,12 +10,12 @@ from pathlib import Path
 import typer
 
 from app.changes import watch_catalog_commits
+from app.cli.knowledge import kb_cli
+from app.cli.skills import skills_cli
+from app.cli.tools import tools_cli
 from app.config import Settings
-from app.knowledge.cli import kb_cli
 from app.principal import Role
 from app.reports.cli import report
-from app.skills.cli import skills_cli
-from app.tools.cli import tools_cli
 
 cli = typer.Typer(help="Quiver: a capability catalog and runtime for AI agents.", no_args_is_help=True)
 
@@ -33,7 +33,7 @@ cli.add_typer(skills_cli, name="skills")
 cli.add_typer(tools_cli, name="tools")
 cli.command("report")(report)
 
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "schema.graphql"
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schema" / "schema.graphql"
 
 
 def _configure_logging(settings: Settings) -> None:
@@ -282,8 +282,8 @@ async def _mcp_sync(settings: Settings, server_id: str, drift_policy: str) -> No
     from app.db import create_engine, create_session_factory
     from app.egress import EgressPolicy
     from app.errors import DomainError
-    from app.gateway.executors.mcp import McpSessionPool
-    from app.gateway.mcp_sync import sync_server
+    from app.mcp.pool import McpSessionPool
+    from app.mcp.sync import sync_server
 
     console = Console()
     engine = create_engine(settings.database_url)

@@ -2,7 +2,7 @@
 
 Both act on the configured database directly, as an ADMIN (like ``quiver apikey``):
 channel history records the actor ``cli``. Register with
-``cli.add_typer(skills_cli, name="skills")`` in ``app/cli.py``.
+``cli.add_typer(skills_cli, name="skills")`` in ``app/cli/__init__.py``.
 """
 
 from __future__ import annotations

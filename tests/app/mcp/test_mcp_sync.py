@@ -6,9 +6,10 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.errors import NotFoundError
-from app.gateway.executors.mcp import McpExecutor, McpSessionPool
-from app.gateway.mcp_sync import VANISHED_TAG, McpSyncError, sync_server
 from app.ids import mcp_tool_id
+from app.mcp.executor import McpExecutor
+from app.mcp.pool import McpSessionPool
+from app.mcp.sync import VANISHED_TAG, McpSyncError, sync_server
 from app.principal import SYSTEM_PRINCIPAL
 from app.tools.models import McpServer
 from app.tools.service import set_tool_status

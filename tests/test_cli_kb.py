@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from app.cli.knowledge import kb_cli
 from app.db import create_engine, create_session_factory
 from app.knowledge import repository
-from app.knowledge.cli import kb_cli
 from app.knowledge.models import Document
 from app.knowledge.search import KnowledgeSearch
 from tests.app.knowledge.pdf import make_pdf

@@ -47,8 +47,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db import utcnow
 from app.errors import DomainError, NotFoundError
-from app.gateway.executors.mcp import McpCallError, McpServerConfig, McpSessionPool
 from app.ids import mcp_tool_id
+from app.mcp.config import McpCallError, McpServerConfig
+from app.mcp.pool import McpSessionPool
 from app.tools import repository
 from app.tools.models import ToolDefinition
 from app.tools.repository import ToolFilter

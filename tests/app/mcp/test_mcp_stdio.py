@@ -9,9 +9,10 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.gateway.envelope import MCP_ERROR, ToolFailure
-from app.gateway.executors.mcp import McpExecutor, McpSessionPool
-from app.gateway.mcp_sync import sync_server
 from app.ids import mcp_tool_id
+from app.mcp.executor import McpExecutor
+from app.mcp.pool import McpSessionPool
+from app.mcp.sync import sync_server
 from tests.support.mcp import TIME_SERVER_COMMAND, add_server, invocation, load_tool
 from tests.support.processes import child_pids, wait_until
 

@@ -1,0 +1,189 @@
+"""One MCP session: the connection that holds it, the SDK session the platform vets, and ``tools/list``.
+
+The pool (``app.mcp.pool``) owns connections; a connection records what happened to its
+session (broken, retired, refused by the egress policy) so the pool can say why a request failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import ClientSession
+from mcp.shared.message import SessionMessage
+
+from app.egress import EgressDeniedError
+from app.jsonschemas import UnsafeSchemaError, validator_for
+from app.mcp.config import BAD_RESULT, CONNECTION_LOST, EGRESS, McpCallError, McpServerConfig
+
+#: ``tools/list`` pages followed before giving up on a server that never ends.
+MAX_TOOL_PAGES = 500
+
+
+class WatchedReadStream:
+    """The transport's read stream, reporting its end (EOF or closure) to ``on_end``.
+
+    The SDK keeps a dead session around silently; this is how the pool learns that a
+    STDIO process exited or a transport collapsed, without touching SDK internals.
+    """
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    @property
+    def last_context(self) -> contextvars.Context | None:
+        # The dispatcher duck-types this to run handlers in the sender's context.
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            item: SessionMessage | Exception = await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_end()
+            raise
+        return item
+
+    async def aclose(self) -> None:
+        self._on_end()
+        await self._inner.aclose()
+
+    def __aiter__(self) -> WatchedReadStream:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> WatchedReadStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class VettedClientSession(ClientSession):
+    """The SDK checks a structured result against the outputSchema the server lists, with a
+    validator of its own whose ``pattern`` runs on Python's backtracking ``re``; a hostile
+    server could freeze the loop with it. Here that validator is the platform's: vetted,
+    no retrieval, patterns on RE2, compiled once per schema (see app.jsonschemas)."""
+
+    def _output_schema_validator(self, name: str, output_schema: dict[str, Any]) -> Any:
+        try:
+            return validator_for(output_schema)
+        except UnsafeSchemaError as problem:
+            # The SDK turns this into the call's failure, as it does for a schema it cannot compile.
+            raise RuntimeError(f"Invalid schema for tool {name}: {problem}") from None
+
+
+class Connection:
+    """One server's session and the holder task that owns its context managers."""
+
+    def __init__(self, config: McpServerConfig, headers: dict[str, str]) -> None:
+        self.config = config
+        self.headers = headers
+        self.session: ClientSession | None = None
+        self.error: BaseException | None = None
+        # Set when the egress policy refused a connection the session needed: the refusal,
+        # the calls in flight then, and whether what was refused was a JSON-RPC request.
+        self.egress_denial: EgressDeniedError | None = None
+        self.in_flight_at_denial = 0
+        self.denied_a_request = False
+        self.ready = asyncio.Event()
+        self._wake = asyncio.Event()
+        self.is_broken = False
+        self.is_retired = False
+        self.in_flight = 0
+        self.task: asyncio.Task[None] | None = None
+
+    @property
+    def is_usable(self) -> bool:
+        return self.ready.is_set() and self.session is not None and not (self.is_broken or self.is_retired)
+
+    def deny_egress(self, denial: EgressDeniedError, of_request: bool) -> None:
+        """A connection the session needed was refused (its name was rebound to a forbidden
+        address): the session ends. Its transport may not notice by itself (SSE's writer
+        only logs the error), and nothing more may be sent to that name."""
+        if self.egress_denial is None:
+            self.egress_denial = denial
+            self.in_flight_at_denial = self.in_flight
+            self.denied_a_request = of_request
+        self.mark_broken()
+
+    def mark_broken(self) -> None:
+        self.is_broken = True
+        self._wake.set()
+
+    def retire(self) -> None:
+        """No new calls; close once the calls in flight are done."""
+        self.is_retired = True
+        if self.in_flight == 0:
+            self._wake.set()
+
+    def stop_now(self) -> None:
+        self.is_retired = True
+        self._wake.set()
+
+    def call_finished(self) -> None:
+        self.in_flight -= 1
+        if self.is_retired and self.in_flight == 0:
+            self._wake.set()
+
+    async def wait_for_end(self) -> None:
+        await self._wake.wait()
+
+
+def raise_if_denied(connection: Connection) -> None:
+    """A request that failed because the egress policy refused a connection of its session.
+
+    EGRESS (nothing was sent) only when that is certain: no call was in flight (the session
+    was starting), or the refused POST was a request and this was the only call in flight,
+    so the request was its own. Otherwise the call may have been sent before the session
+    ended: a lost connection (the tool may or may not have run), with the refusal as cause.
+    """
+    denial = connection.egress_denial
+    if denial is None:
+        return
+    in_flight = connection.in_flight_at_denial
+    if in_flight == 0 or (in_flight == 1 and connection.denied_a_request):
+        raise McpCallError(EGRESS, str(denial)) from None
+    raise McpCallError(CONNECTION_LOST, f"the session ended: {denial}") from None
+
+
+async def list_all_tools(
+    session: ClientSession, *, on_page: Callable[[int, int], None] | None = None
+) -> list[types.Tool]:
+    """Every tool the server offers, following ``nextCursor`` over all pages.
+
+    ``on_page(pages read, tools so far)`` is called after each page.
+    """
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    seen_cursors: set[str] = set()
+    for page in range(1, MAX_TOOL_PAGES + 1):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+        # Through list_tools() so the session caches every page's output schemas.
+        result = await session.list_tools(params=params)
+        tools.extend(result.tools)
+        if on_page is not None:
+            on_page(page, len(tools))
+        cursor = result.next_cursor
+        if not cursor:
+            return tools
+        if cursor in seen_cursors:
+            raise McpCallError(BAD_RESULT, f"tools/list repeated the cursor {cursor!r}")
+        seen_cursors.add(cursor)
+    raise McpCallError(BAD_RESULT, f"tools/list did not end within {MAX_TOOL_PAGES} pages")

@@ -1,0 +1,1 @@
+"""The GraphQL API of MCP servers (app.mcp)."""
