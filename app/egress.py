@@ -18,7 +18,9 @@ import ipaddress
 import socket
 import ssl
 import typing
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
+from types import ModuleType
 from urllib.parse import urlsplit
 
 import httpcore
@@ -264,38 +266,184 @@ class EgressCheckedBackend2(httpcore2.AsyncNetworkBackend):
         await self.inner.sleep(seconds)
 
 
+# The transport errors both library pairs (httpcore/httpx, httpcore2/httpx2) name alike: a
+# connection pool's error comes out of the transport as the client library's error of that name.
+TRANSPORT_ERRORS = (
+    "TimeoutException",
+    "ConnectTimeout",
+    "ReadTimeout",
+    "WriteTimeout",
+    "PoolTimeout",
+    "NetworkError",
+    "ConnectError",
+    "ReadError",
+    "WriteError",
+    "ProxyError",
+    "UnsupportedProtocol",
+    "ProtocolError",
+    "LocalProtocolError",
+    "RemoteProtocolError",
+)
+
+
+class ErrorMap:
+    """The connection pool's errors raised again as the client library's (the most specific match)."""
+
+    def __init__(self, pool_library: ModuleType, client_library: ModuleType) -> None:
+        self.pairs: list[tuple[type[Exception], type[Exception]]] = [
+            (getattr(pool_library, name), getattr(client_library, name)) for name in TRANSPORT_ERRORS
+        ]
+
+    @contextmanager
+    def mapped(self) -> Iterator[None]:
+        try:
+            yield
+        except Exception as error:
+            target: type[Exception] | None = None
+            for source, mapped in self.pairs:
+                if isinstance(error, source) and (target is None or issubclass(mapped, target)):
+                    target = mapped
+            if target is None:
+                raise
+            raise target(str(error)) from error
+
+
+HTTPX_ERRORS = ErrorMap(httpcore, httpx)
+HTTPX2_ERRORS = ErrorMap(httpcore2, httpx2)
+
+
+class _PoolStream(httpx.AsyncByteStream):
+    def __init__(self, inner: typing.AsyncIterable[bytes]) -> None:
+        self.inner = inner
+
+    async def __aiter__(self) -> typing.AsyncIterator[bytes]:
+        with HTTPX_ERRORS.mapped():
+            async for part in self.inner:
+                yield part
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class CheckedTransport(httpx.AsyncBaseTransport):
+    """An httpx transport over an httpcore connection pool whose network backend is egress-checked.
+
+    Both libraries' public API only: httpx's own transport builds its pool itself and takes no
+    network backend, so this one does what it does with a pool it is given.
+    """
+
+    def __init__(self, pool: httpcore.AsyncConnectionPool) -> None:
+        self.pool = pool
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        assert isinstance(request.stream, httpx.AsyncByteStream)
+        pool_request = httpcore.Request(
+            method=request.method,
+            url=httpcore.URL(
+                scheme=request.url.raw_scheme,
+                host=request.url.raw_host,
+                port=request.url.port,
+                target=request.url.raw_path,
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
+        with HTTPX_ERRORS.mapped():
+            response = await self.pool.handle_async_request(pool_request)
+        assert isinstance(response.stream, typing.AsyncIterable)
+        return httpx.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=_PoolStream(response.stream),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()
+
+
+class _PoolStream2(httpx2.AsyncByteStream):
+    def __init__(self, inner: typing.AsyncIterable[bytes]) -> None:
+        self.inner = inner
+
+    async def __aiter__(self) -> typing.AsyncIterator[bytes]:
+        with HTTPX2_ERRORS.mapped():
+            async for part in self.inner:
+                yield part
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class CheckedTransport2(httpx2.AsyncBaseTransport):
+    """:class:`CheckedTransport` for httpx2 over httpcore2 (the ``mcp`` SDK's HTTP library)."""
+
+    def __init__(self, pool: httpcore2.AsyncConnectionPool) -> None:
+        self.pool = pool
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        assert isinstance(request.stream, httpx2.AsyncByteStream)
+        pool_request = httpcore2.Request(
+            method=request.method,
+            url=httpcore2.URL(
+                scheme=request.url.raw_scheme,
+                host=request.url.raw_host,
+                port=request.url.port,
+                target=request.url.raw_path,
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
+        with HTTPX2_ERRORS.mapped():
+            response = await self.pool.handle_async_request(pool_request)
+        assert isinstance(response.stream, typing.AsyncIterable)
+        return httpx2.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=_PoolStream2(response.stream),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()
+
+
 def egress_checked_transport(
     policy: EgressPolicy, limits: httpx.Limits, *, ssl_context: ssl.SSLContext | None = None
-) -> httpx.AsyncHTTPTransport:
-    """httpx's own transport, its connection pool on :class:`EgressCheckedBackend`.
+) -> httpx.AsyncBaseTransport:
+    """An httpx transport whose every connection goes to an address the policy allows
+    (:class:`EgressCheckedBackend`).
 
     No proxy from the environment (a proxy would be the only address checked); CA bundles
     from ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` are honoured.
-
-    httpx takes no network backend, so the pool it builds (``_pool``) is replaced by the
-    same httpcore pool (httpcore's public API) with the checked backend.
     """
-    transport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
-    transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=ssl_context or httpx.create_ssl_context(trust_env=True),
-        max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections,
-        keepalive_expiry=limits.keepalive_expiry,
-        network_backend=EgressCheckedBackend(policy),
+    return CheckedTransport(
+        httpcore.AsyncConnectionPool(
+            ssl_context=ssl_context or httpx.create_ssl_context(trust_env=True),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=EgressCheckedBackend(policy),
+        )
     )
-    return transport
 
 
 def egress_checked_transport2(
     policy: EgressPolicy, limits: httpx2.Limits, *, ssl_context: ssl.SSLContext | None = None
-) -> httpx2.AsyncHTTPTransport:
+) -> httpx2.AsyncBaseTransport:
     """:func:`egress_checked_transport` for httpx2 (the ``mcp`` SDK's HTTP library)."""
-    transport = httpx2.AsyncHTTPTransport(limits=limits, trust_env=False)
-    transport._pool = httpcore2.AsyncConnectionPool(
-        ssl_context=ssl_context or httpx2.create_ssl_context(trust_env=True),
-        max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections,
-        keepalive_expiry=limits.keepalive_expiry,
-        network_backend=EgressCheckedBackend2(policy),
+    return CheckedTransport2(
+        httpcore2.AsyncConnectionPool(
+            ssl_context=ssl_context or httpx2.create_ssl_context(trust_env=True),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=EgressCheckedBackend2(policy),
+        )
     )
-    return transport
