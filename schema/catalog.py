@@ -129,7 +129,7 @@ class CatalogMutation:
         row, errors = await in_transaction(
             info, lambda session: set_status(session, principal, str(input.id), input.status.name)
         )
-        if isinstance(row, McpServerRow) and info.context.mcp_pool is not None:
+        if isinstance(row, McpServerRow):
             # A disabled server's live session goes now, not at the next call.
             await info.context.mcp_pool.invalidate(row.id)
         return StatusPayload(node=to_node(row) if row is not None else None, user_errors=errors)

@@ -29,14 +29,14 @@ class Context(BaseContext):
     session_factory: async_sessionmaker[AsyncSession]
     settings: Settings
     secret_box: SecretBox
+    gateway: ToolGateway
+    knowledge: KnowledgeSearch
+    ingestor: Ingestor
+    runtime: AgentRuntime
+    mcp_pool: McpSessionPool
+    bus: EventBus
+    egress: EgressPolicy
     viewer: Principal | None = None
-    gateway: ToolGateway | None = None
-    knowledge: KnowledgeSearch | None = None
-    ingestor: Ingestor | None = None
-    runtime: AgentRuntime | None = None
-    mcp_pool: McpSessionPool | None = None
-    bus: EventBus | None = None
-    egress: EgressPolicy | None = None
     _loaders: Loaders | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:

@@ -126,7 +126,6 @@ class GatewayMutation:
         input: Annotated[InvokeToolInput, strawberry.argument(description="The call.")],
     ) -> ToolResult:
         gateway = info.context.gateway
-        assert gateway is not None, "the composition root provides the gateway"
         result = await gateway.execute(
             info.context.principal,
             str(input.space_id),
@@ -156,7 +155,6 @@ class GatewaySubscription:
     ) -> AsyncGenerator[ToolCall, None]:
         call_filter = _call_filter(info, filter)
         bus = info.context.bus
-        assert bus is not None, "the composition root provides the event bus"
         if call_filter is None:
             return
         try:

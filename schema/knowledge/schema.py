@@ -9,8 +9,8 @@ import strawberry
 
 from app.errors import DomainError
 from app.knowledge import service
-from app.knowledge.ingest import Ingestor, add_document, chunking_options
-from app.knowledge.search import MAX_QUERY_CHARS, MAX_TOP_K, KnowledgeSearch
+from app.knowledge.ingest import add_document
+from app.knowledge.search import MAX_QUERY_CHARS, MAX_TOP_K
 from app.knowledge.tool import DEFAULT_TOP_K
 from schema.context import Info
 from schema.errors import ClientError, UserError
@@ -131,19 +131,11 @@ class KnowledgeSearchQuery:
             kbs = await service.searchable_knowledge_bases(session, principal, str(space_id), requested)
         if not kbs or not query.strip():
             return []
-        outcome = await _searcher(info).search([kb.id for kb in kbs], query, limit)
+        outcome = await info.context.knowledge.search([kb.id for kb in kbs], query, limit)
         if outcome.failures:
             # A list cannot say "partial": fail loudly rather than return silently fewer passages.
             raise RuntimeError(f"knowledge search failed in {sorted(outcome.failures)}: {outcome.failures}")
         return [KnowledgeHit.from_hit(hit) for hit in outcome.hits]
-
-
-def _searcher(info: Info) -> KnowledgeSearch:
-    return info.context.knowledge or KnowledgeSearch(info.context.session_factory)
-
-
-def _ingestor(info: Info) -> Ingestor:
-    return info.context.ingestor or Ingestor(chunking_options(info.context.settings), None)
 
 
 @strawberry.type
@@ -161,7 +153,9 @@ class KnowledgeDocumentMutation:
     ) -> DocumentPayload:
         data = service.DocumentInput(str(input.knowledge_base_id), input.title, input.text, input.source)
         try:
-            stored = await add_document(info.context.session_factory, info.context.principal, _ingestor(info), data)
+            stored = await add_document(
+                info.context.session_factory, info.context.principal, info.context.ingestor, data
+            )
         except DomainError as error:
             return DocumentPayload(document=None, user_errors=[UserError.from_domain(error)])
         return DocumentPayload(

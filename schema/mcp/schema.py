@@ -68,7 +68,6 @@ class McpMutation:
         id: Annotated[strawberry.ID, strawberry.argument(description="The server to sync.")],
     ) -> McpServerPayload:
         pool = info.context.mcp_pool
-        assert pool is not None, "the composition root provides the MCP session pool"
         principal = info.context.principal
         try:
             async with info.context.session() as session:

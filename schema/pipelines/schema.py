@@ -112,7 +112,6 @@ class InvokePipelinePayload:
 
 def _runner(info: Info) -> PipelineRunner:
     runtime = info.context.runtime
-    assert runtime is not None, "the composition root provides the runtime"
     return PipelineRunner(runtime, max_message_chars=info.context.settings.max_prompt_chars)
 
 
@@ -223,7 +222,6 @@ class PipelinesSubscription:
         pipeline_run_id: Annotated[strawberry.ID, strawberry.argument(description="The pipeline run to follow.")],
     ) -> AsyncGenerator[PipelineRunEvent, None]:
         bus = info.context.bus
-        assert bus is not None, "the composition root provides the event bus"
         principal = info.context.principal
 
         async def current() -> PipelineRun | None:

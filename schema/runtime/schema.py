@@ -184,7 +184,6 @@ class RuntimeQuery:
         message: Annotated[str, strawberry.argument(description="The user message to assemble for.")],
     ) -> PromptPreview:
         runtime = info.context.runtime
-        assert runtime is not None, "the composition root provides the runtime"
         async with info.context.session() as session:
             agent = await get_agent_for(session, info.context.principal, str(agent_id))
         if agent is None:
@@ -219,7 +218,6 @@ class RuntimeMutation:
         input: Annotated[InvokeAgentInput, strawberry.argument(description="The invocation.")],
     ) -> InvokeAgentPayload:
         runtime = info.context.runtime
-        assert runtime is not None, "the composition root provides the runtime"
         channel, channel_error = _forced_channel(input)
         if channel_error is not None:
             return InvokeAgentPayload(run=None, user_errors=[channel_error])
@@ -254,7 +252,6 @@ class RuntimeMutation:
         input: Annotated[ApproveToolCallInput, strawberry.argument(description="The decision.")],
     ) -> ApproveToolCallPayload:
         runtime = info.context.runtime
-        assert runtime is not None, "the composition root provides the runtime"
         try:
             call, run = await runtime.decide(
                 info.context.principal,
@@ -277,7 +274,6 @@ class RuntimeMutation:
         input: Annotated[RejectToolCallInput, strawberry.argument(description="The decision.")],
     ) -> RejectToolCallPayload:
         runtime = info.context.runtime
-        assert runtime is not None, "the composition root provides the runtime"
         try:
             call, run = await runtime.decide(
                 info.context.principal, str(input.tool_call_id), approve=False, comment=input.reason
@@ -298,7 +294,6 @@ class RuntimeSubscription:
         run_id: Annotated[strawberry.ID, strawberry.argument(description="The run to follow.")],
     ) -> AsyncGenerator[AgentRunEvent, None]:
         bus = info.context.bus
-        assert bus is not None, "the composition root provides the event bus"
         principal = info.context.principal
 
         async def current() -> AgentRun | None:

@@ -128,12 +128,20 @@ class TestErrorMasking:
         assert result.errors is not None
         assert result.errors[0].message == "That cursor means nothing here."
 
-    async def test_the_service_schema_masks_an_unexpected_database_failure(self) -> None:
+    async def test_the_service_schema_masks_an_unexpected_database_failure(self, app_and_services: Any) -> None:
         settings = Settings(admin_token=None)
+        services = app_and_services.state.services
         context = Context(
             session_factory=FailingSessionFactory(),  # type: ignore[arg-type]
             settings=settings,
             secret_box=SecretBox(Fernet.generate_key()),
+            gateway=services.gateway,
+            knowledge=services.knowledge,
+            ingestor=services.ingestor,
+            runtime=services.runtime,
+            mcp_pool=services.mcp_pool,
+            bus=services.bus,
+            egress=services.egress,
             viewer=SYSTEM_PRINCIPAL,
         )
 
