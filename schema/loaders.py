@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -24,7 +24,8 @@ from app.knowledge.models import KnowledgeBase
 from app.runtime import repository as runs_repository
 from app.runtime.models import AgentRun, RunStage, ToolCallApproval
 from app.skills import repository as skills_repository
-from app.skills.models import SkillDefinition, SkillVersion
+from app.skills.models import SkillChannelEvent, SkillDefinition, SkillVersion
+from app.skills.repository import VersionUsage
 from app.spaces import repository as spaces_repository
 from app.spaces.models import Space
 from app.tools import repository as tools_repository
@@ -84,6 +85,8 @@ class Loaders:
     space_ids_by_mcp_server_id: DataLoader[str, list[str]]
     skill_by_id: DataLoader[str, SkillDefinition | None]
     skill_versions_by_skill_id: DataLoader[str, list[SkillVersion]]
+    channel_events_by_skill_id: DataLoader[str, list[SkillChannelEvent]]
+    usage_by_skill_id: DataLoader[tuple[str, date | None], list[VersionUsage]]
     knowledge_base_by_id: DataLoader[str, KnowledgeBase | None]
     document_count_by_knowledge_base_id: DataLoader[str, int]
     agent_by_id: DataLoader[str, Agent | None]
@@ -105,6 +108,8 @@ def build_loaders(session_factory: SessionFactory) -> Loaders:
         space_ids_by_mcp_server_id=_lists_by_key(session_factory, tools_repository.server_bindings),
         skill_by_id=_rows_by_key(session_factory, skills_repository.skills_by_ids, lambda row: row.skill_id),
         skill_versions_by_skill_id=_lists_by_key(session_factory, skills_repository.versions_by_skill_ids),
+        channel_events_by_skill_id=_lists_by_key(session_factory, skills_repository.events_by_skill_ids),
+        usage_by_skill_id=DataLoader(load_fn=_usage_loader(session_factory)),
         knowledge_base_by_id=_rows_by_key(
             session_factory, knowledge_repository.knowledge_bases_by_ids, lambda row: row.id
         ),
@@ -163,6 +168,26 @@ def _call_stats_loader(
                 stats = await stats_for_tools(session, tool_ids, since, space_ids)
                 for tool_id, value in stats.items():
                     found[StatsKey(tool_id, since, space_ids)] = value
+        return [found[key] for key in keys]
+
+    return load
+
+
+def _usage_loader(
+    session_factory: SessionFactory,
+) -> Callable[[list[tuple[str, date | None]]], Awaitable[list[list[VersionUsage]]]]:
+    """(skill id, since) → its versions' usage since that day; one query per distinct day in the batch."""
+
+    async def load(keys: list[tuple[str, date | None]]) -> list[list[VersionUsage]]:
+        by_since: dict[date | None, list[str]] = {}
+        for skill_id, since in keys:
+            by_since.setdefault(since, []).append(skill_id)
+        found: dict[tuple[str, date | None], list[VersionUsage]] = {}
+        async with session_factory() as session:
+            for since, skill_ids in by_since.items():
+                rows = await skills_repository.usage_by_skill_ids(session, skill_ids, since)
+                for skill_id in skill_ids:
+                    found[(skill_id, since)] = list(rows.get(skill_id, []))
         return [found[key] for key in keys]
 
     return load

@@ -19,7 +19,6 @@ from schema.enums import Status, ToolType
 from schema.node import Node
 from schema.pagination import Connection, make_connection, page_request
 from schema.refs import SpaceRef, ToolRef
-from schema.skills.loaders import skill_loaders
 
 
 @strawberry.enum(description="Where a skill version stands.")
@@ -213,7 +212,7 @@ class Skill(Node):
 
     @strawberry.field(description="Every channel move (create, publish, promote, rollback, canary), oldest first.")
     async def channel_history(self, info: Info) -> list[SkillChannelChange]:
-        rows = await skill_loaders(info).channel_events_by_skill_id.load(self.row.skill_id)
+        rows = await info.context.loaders.channel_events_by_skill_id.load(self.row.skill_id)
         return [SkillChannelChange.from_row(row) for row in rows]
 
     @strawberry.field(
@@ -233,7 +232,7 @@ class Skill(Node):
             datetime | None, strawberry.argument(description="Count only from this UTC day on; null: since the start.")
         ] = None,
     ) -> SkillUsage:
-        rows = await skill_loaders(info).usage_by_skill_id.load((self.row.skill_id, since.date() if since else None))
+        rows = await info.context.loaders.usage_by_skill_id.load((self.row.skill_id, since.date() if since else None))
         return SkillUsage.from_rows(rows)
 
     @strawberry.field(
