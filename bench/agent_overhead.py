@@ -44,6 +44,7 @@ from typing import Any
 
 from bench.common import (
     DEFAULT_POSTGRES_URL,
+    GraphQL,
     free_port,
     load_average,
     percentile,
@@ -241,28 +242,6 @@ def fixture_server() -> Iterator[str]:
         if process.poll() is None:
             process.kill()
             process.wait(timeout=10)
-
-
-class GraphQL:
-    def __init__(self, client: httpx.AsyncClient, key: str) -> None:
-        self.client = client
-        self.headers = {"Authorization": f"Bearer {key}"}
-
-    async def execute(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-        response = await self.client.post(
-            "/graphql", json={"query": query, "variables": variables}, headers=self.headers
-        )
-        body = response.json()
-        if response.status_code != 200 or body.get("errors"):
-            raise SystemExit(f"GraphQL failed: {response.status_code} {response.text[:500]}")
-        data: dict[str, Any] = body["data"]
-        return data
-
-    async def mutate(self, query: str, variables: dict[str, Any], name: str) -> dict[str, Any]:
-        payload: dict[str, Any] = (await self.execute(query, variables))[name]
-        if payload.get("userErrors"):
-            raise SystemExit(f"{name}: {payload['userErrors']}")
-        return payload
 
 
 # ------------------------------------------------------------------ measuring

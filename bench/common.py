@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import socket
@@ -10,8 +11,10 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import asyncpg
+import httpx
 from sqlalchemy.engine import make_url
 
 DEFAULT_POSTGRES_URL = os.environ.get("QUIVER_BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
@@ -88,3 +91,31 @@ def throwaway_database(backend: str, postgres_url: str, label: str, directory: P
         yield url.render_as_string(hide_password=False)
     finally:
         asyncio.run(postgres_admin(postgres_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def graphql_data(status: int, body: bytes) -> dict[str, Any]:
+    """The ``data`` of a successful GraphQL response; the run stops on anything else."""
+    answer = json.loads(body) if body else {}
+    if status != 200 or answer.get("errors") or "data" not in answer:
+        raise SystemExit(f"GraphQL failed: {status} {body[:500]!r}")
+    data: dict[str, Any] = answer["data"]
+    return data
+
+
+class GraphQL:
+    def __init__(self, client: httpx.AsyncClient, key: str) -> None:
+        self.client = client
+        self.headers = {"Authorization": f"Bearer {key}"}
+
+    async def execute(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        response = await self.client.post(
+            "/graphql", json={"query": query, "variables": variables}, headers=self.headers
+        )
+        return graphql_data(response.status_code, response.content)
+
+    async def mutate(self, query: str, variables: dict[str, Any], name: str) -> dict[str, Any]:
+        payload = (await self.execute(query, variables))[name]
+        if payload.get("userErrors"):
+            raise SystemExit(f"{name}: {payload['userErrors']}")
+        result: dict[str, Any] = payload
+        return result

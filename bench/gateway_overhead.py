@@ -47,7 +47,9 @@ from typing import Any
 
 from bench.common import (
     DEFAULT_POSTGRES_URL,
+    GraphQL,
     free_port,
+    graphql_data,
     load_average,
     percentile,
     postgres_problem,
@@ -316,34 +318,6 @@ def configure_json_log(path: Path) -> logging.Handler:
     root.setLevel(logging.INFO)
     logging.getLogger("httpx").setLevel(logging.WARNING)
     return handler
-
-
-def graphql_data(status: int, body: bytes) -> dict[str, Any]:
-    """The ``data`` of a successful GraphQL response; the run stops on anything else."""
-    answer = json.loads(body) if body else {}
-    if status != 200 or answer.get("errors") or "data" not in answer:
-        raise SystemExit(f"GraphQL failed: {status} {body[:500]!r}")
-    data: dict[str, Any] = answer["data"]
-    return data
-
-
-class GraphQL:
-    def __init__(self, client: httpx.AsyncClient, key: str) -> None:
-        self.client = client
-        self.headers = {"Authorization": f"Bearer {key}"}
-
-    async def execute(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-        response = await self.client.post(
-            "/graphql", json={"query": query, "variables": variables}, headers=self.headers
-        )
-        return graphql_data(response.status_code, response.content)
-
-    async def mutate(self, query: str, variables: dict[str, Any], name: str) -> dict[str, Any]:
-        payload = (await self.execute(query, variables))[name]
-        if payload.get("userErrors"):
-            raise SystemExit(f"{name}: {payload['userErrors']}")
-        result: dict[str, Any] = payload
-        return result
 
 
 class AsgiGraphQL:
