@@ -109,7 +109,9 @@ def call_rows(count: int, seed: int, layout: str) -> list[tuple[Any, ...]]:
     for index in range(count):
         failed = randomness.random() < 0.05
         started = first + timedelta(seconds=randomness.random() * span)
-        space = SPACE if layout == "single" else f"{SPACE}_{randomness.randrange(SPREAD_SPACES):02d}"
+        # SPACE is one of the spread's spaces (number 0).
+        spread = randomness.randrange(SPREAD_SPACES)
+        space = SPACE if layout == "single" or spread == 0 else f"{SPACE}_{spread:02d}"
         rows.append(
             (
                 f"tc_bench_{index:09d}",
