@@ -121,6 +121,9 @@ class Settings(BaseSettings):
     embeddings_base_url: str | None = None  # an OpenAI-compatible endpoint; None: api.openai.com
     embeddings_api_key: str | None = None
     embeddings_batch_size: int = 64
+    # The local model embeds the first this many characters of each passage (title and
+    # headings first); 0: all of it. See README "Knowledge bases".
+    embeddings_passage_chars: int = 350
     knowledge_search_timeout_s: float = 4.0  # per knowledge base, below the builtin cap of 5 s
     # The prompt's knowledge block is budgeted by knowledge_context_chars (above).
     knowledge_context_top_k: int = 6

@@ -137,7 +137,7 @@ def fit_logistic(features: np.ndarray, labels: np.ndarray, ridge: float = 0.01) 
     return tuple(round(float(value), 3) for value in weights)
 
 
-MAX_TUNING_FALSE_MATCHES = 0.03
+MAX_TUNING_FALSE_MATCHES = 0.015
 THRESHOLDS = tuple(round(0.3 + 0.025 * step, 3) for step in range(28))
 
 
@@ -155,8 +155,7 @@ async def calibrate(matcher: SkillMatcher, documents: list[SkillDocument], reque
     gate_rows, gate_labels = [], []
     for request, pool in pools:
         if pool:
-            best, runner_up = pool[0], (pool[1].probability if len(pool) > 1 else 0.0)
-            gate_rows.append((*best.features, best.probability, best.probability - runner_up))
+            gate_rows.append(matching.gate_features(pool))
             gate_labels.append(float(bool(request.expected)))
     gate_weights = fit_logistic(np.asarray(gate_rows), np.asarray(gate_labels))
     assert len(gate_weights) == len(GATE_FEATURES) + 1
@@ -246,6 +245,7 @@ async def main() -> None:
     parser.add_argument(
         "--misses", action="store_true", help="print the tuning requests that went wrong (never study the held-out)"
     )
+    parser.add_argument("--no-latency", action="store_true", help="skip the latency table")
     parser.add_argument("--seed", type=int, default=20261201)
     arguments = parser.parse_args()
 
@@ -305,6 +305,8 @@ async def main() -> None:
                     label = f"{request.lang}/{request.kind}"
                     print(f"  MISS [{label}] {request.text!r}: got {got}, want {request.expected}")
 
+    if arguments.no_latency:
+        return
     print("\n## Latency of match (ms, held-out requests, skill vectors cached)\n")
     print("| mode | skills | p50 | p95 |")
     print("|---|---:|---:|---:|")

@@ -42,6 +42,13 @@ class EmbeddingProvider(Protocol):
         ...
 
 
+def passage_texts(embedder: EmbeddingProvider, texts: Sequence[str]) -> list[str]:
+    """What a provider embeds for stored passages: the texts, cut to its ``passage_chars``
+    when it has one (the local model)."""
+    limit = getattr(embedder, "passage_chars", 0)
+    return [text[:limit] for text in texts] if limit else list(texts)
+
+
 def normalise_rows(matrix: Any) -> Matrix:
     array = np.asarray(matrix, dtype=np.float32)
     if array.ndim != 2:
@@ -78,8 +85,12 @@ class LocalEmbeddings:
     model_name = LOCAL_MODEL_NAME
     is_english_only = False
 
-    def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
+    def __init__(self, batch_size: int = 64, threads: int | None = None, passage_chars: int = 350) -> None:
         self.batch_size = max(1, batch_size)
+        #: Passages (not queries) are embedded from their first this many characters (0: all):
+        #: the model's cost grows with the text, and on the labelled set the first 350
+        #: characters of a chunk (its title and headings first) found as much as all of it.
+        self.passage_chars = max(0, passage_chars)
         self.threads = max(1, threads if threads is not None else min(2, os.cpu_count() or 1))
 
     def _encode(self, texts: list[str]) -> Matrix:
@@ -179,7 +190,9 @@ def create_embedding_provider(settings: Settings) -> EmbeddingProvider | None:
     if kind in ("", "none"):
         return None
     if kind == "local":
-        return LocalEmbeddings(batch_size=settings.embeddings_batch_size)
+        return LocalEmbeddings(
+            batch_size=settings.embeddings_batch_size, passage_chars=settings.embeddings_passage_chars
+        )
     if kind == "openai":
         return OpenAIEmbeddings(
             model=settings.embeddings_model,

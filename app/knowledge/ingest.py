@@ -15,7 +15,7 @@ from app.config import Settings
 from app.errors import DomainError
 from app.knowledge import service
 from app.knowledge.chunking import ChunkDraft, ChunkingOptions, Section, chunk_markdown, chunk_plain, chunk_sections
-from app.knowledge.embeddings import EmbeddingError, EmbeddingProvider, to_bytes
+from app.knowledge.embeddings import EmbeddingError, EmbeddingProvider, passage_texts, to_bytes
 from app.knowledge.service import DocumentInput, PreparedDocument, StoredDocument
 from app.knowledge.tokens import index_text
 from app.principal import Principal
@@ -43,8 +43,11 @@ class Ingestor:
 
     def content_hash(self, data: DocumentInput, kind: str = "markdown") -> str:
         """Changes when anything that shapes the stored chunks changes: text, title, format,
-        chunking settings or embedding model."""
+        chunking settings, embedding model or how much of a passage it embeds."""
         model = self.embedder.model_name if self.embedder else "none"
+        passage_chars = getattr(self.embedder, "passage_chars", 0)
+        if passage_chars:
+            model += f"/{passage_chars}"
         digest = hashlib.sha256()
         for part in (self.options.fingerprint, model, kind, data.title, data.text):
             digest.update(part.encode())
@@ -71,7 +74,7 @@ class Ingestor:
         vectors: list[bytes] | None = None
         if self.embedder is not None:
             try:
-                matrix = await self.embedder.embed(contextual)
+                matrix = await self.embedder.embed(passage_texts(self.embedder, contextual))
             except EmbeddingError as error:
                 raise DomainError(
                     "EMBEDDING_FAILED", f"Document {data.title!r} could not be embedded: {error}", ["input", "text"]

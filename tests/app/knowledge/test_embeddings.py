@@ -135,6 +135,29 @@ class TestLocalModel:
         blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
         assert blas and all(pool["num_threads"] == 1 for pool in blas)
 
+    async def test_passages_are_embedded_from_their_first_characters_only(self) -> None:
+        from app.knowledge.service import DocumentInput
+
+        seen: list[str] = []
+
+        class Recording(LocalEmbeddings):
+            async def embed(self, texts: Any) -> Any:
+                seen.extend(texts)
+                return await super().embed(texts)
+
+        text = "Refunds are paid within 14 days. " * 40
+        data = DocumentInput("kb", "Refund policy", text, None)
+        capped, whole = ingestor(Recording(passage_chars=120)), ingestor(Recording(passage_chars=0))
+        prepared = await capped.prepare(data)
+        assert seen and all(len(passage) <= 120 for passage in seen)
+        assert all(passage.startswith("Refund policy") for passage in seen)
+        assert prepared.vectors is not None and len(prepared.vectors) == len(prepared.chunks) > 1
+        seen.clear()
+        await whole.prepare(data)
+        assert max(len(passage) for passage in seen) > 120
+        # Another cut gives other vectors: the document is not "unchanged" for re-ingest.
+        assert capped.content_hash(data) != whole.content_hash(data)
+
     async def test_same_text_same_vector(self, local_model: LocalEmbeddings) -> None:
         first, second = await local_model.embed(["stable output", "stable output"])
         assert np.allclose(first, second, atol=1e-6)
