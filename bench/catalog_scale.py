@@ -619,6 +619,182 @@ def print_result(result: BackendResult) -> None:
     print()
 
 
+# ------------------------------------------------------------------ full listings (#16)
+
+FULL_FIELDS = (
+    "id name label description inputSchema outputSchema type status endpoint authType sideEffect "
+    "timeoutMs maxRetries tags group allowedRoles version owner createdAt updatedAt driftedAt "
+    "requestMapping approval viewerCanManage isGlobal boundSpaces { id name } mcpServer { id name }"
+)
+LISTING_OPERATION = (
+    "query FullListing($after: String) { tools(first: 100, after: $after) { totalCount "
+    "pageInfo { hasNextPage endCursor } edges { cursor node { " + FULL_FIELDS + " } } } }"
+)
+LISTING_FAST = "graphql"
+LISTING_PLAIN = "graphql-per-field"
+LISTING_SQL = "bare-sql"
+LISTING_VARIANTS = (LISTING_FAST, LISTING_PLAIN, LISTING_SQL)
+LISTING_NOTES = {
+    LISTING_FAST: "the app as shipped: plain fields read in place, page fields precomputed",
+    LISTING_PLAIN: "same app code, strawberry's own execution context: every field through its resolver",
+    LISTING_SQL: "the SQL a page needs (list_tools, count, bindings, spaces, servers), no GraphQL",
+}
+BUILTIN_TOOLS = 4
+
+
+def listing_scale(tools: int) -> Scale:
+    """``tools`` tools in all (with the 4 builtin ones): 5 % MCP (10 a server), the rest custom, 70 % bound."""
+    servers = max(1, tools // 200)
+    custom = tools - BUILTIN_TOOLS - servers * 10
+    bound = custom - round(custom * 0.30)
+    return Scale(spaces=100, custom_tools=custom, tool_bindings=2 * bound, mcp_servers=servers, tools_per_server=10)
+
+
+@dataclass
+class ListingResult:
+    backend: str
+    tools: int
+    pages: int
+    load_average: tuple[float, float]
+    wall_ms: dict[str, list[float]]
+    cpu_ms: dict[str, list[float]]
+
+
+async def _list_everything(client: httpx.AsyncClient, headers: dict[str, str]) -> list[dict[str, Any]]:
+    pages = []
+    after = None
+    while True:
+        response = await client.post(
+            "/graphql", json={"query": LISTING_OPERATION, "variables": {"after": after}}, headers=headers
+        )
+        body = response.json()
+        if response.status_code != 200 or "errors" in body:
+            raise SystemExit(f"listing: {response.status_code} {response.text[:500]}")
+        page = body["data"]["tools"]
+        pages.append(page)
+        if not page["pageInfo"]["hasNextPage"]:
+            return pages
+        after = page["pageInfo"]["endCursor"]
+
+
+async def _bare_sql_listing(session_factory: async_sessionmaker[AsyncSession]) -> int:
+    from app.spaces import repository as spaces_repository
+
+    listed = 0
+    after = None
+    while True:
+        async with session_factory() as session:
+            page = await tools_repository.list_tools(
+                session, None, PageRequest(first=PAGE_SIZE, after=after), include_inactive=True
+            )
+            await tools_repository.count_tools(session, None, include_inactive=True)
+            tool_ids = [row.tool_id for row in page.items]
+            server_ids = sorted({row.mcp_server_id for row in page.items if row.mcp_server_id})
+            bindings = await tools_repository.tool_bindings(session, tool_ids)
+            await tools_repository.server_bindings(session, server_ids)
+            await tools_repository.servers_by_ids(session, server_ids)
+            await spaces_repository.spaces_by_ids(session, sorted({s for ids in bindings.values() for s in ids}))
+        listed += len(page.items)
+        if not page.has_next_page:
+            return listed
+        after = page.items[-1].tool_id
+
+
+async def measure_listing(backend: str, database_url: str, tools: int, rounds: int, seed_value: int) -> ListingResult:
+    from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+    import schema.schema as schema_module
+
+    app = create_app(_settings(database_url))
+    services = app.state.services
+    await seed(services.engine, build_dataset(listing_scale(tools), seed_value))
+    with mock.patch.object(schema_module, "FastExecutionContext", StrawberryGraphQLCoreExecutionContext):
+        app_plain = create_app(_settings(database_url))
+    admin_key = await _admin_key(app)
+    headers = {"Authorization": f"Bearer {admin_key}"}
+    rng = random.Random(seed_value)
+    wall: dict[str, list[float]] = {name: [] for name in LISTING_VARIANTS}
+    cpu: dict[str, list[float]] = {name: [] for name in LISTING_VARIANTS}
+    try:
+        async with (
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench") as client,
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app_plain), base_url="http://bench") as plain,
+        ):
+            fast_pages = await _list_everything(client, headers)
+            plain_pages = await _list_everything(plain, headers)
+            if fast_pages != plain_pages:
+                raise SystemExit(f"{backend}: the two execution paths answered differently")
+            listed = sum(len(page["edges"]) for page in fast_pages)
+            if listed != tools or await _bare_sql_listing(services.session_factory) != tools:
+                raise SystemExit(f"{backend}: listed {listed} tools, seeded {tools}")
+            runners: dict[str, Callable[[], Awaitable[Any]]] = {
+                LISTING_FAST: lambda: _list_everything(client, headers),
+                LISTING_PLAIN: lambda: _list_everything(plain, headers),
+                LISTING_SQL: lambda: _bare_sql_listing(services.session_factory),
+            }
+            load_before = load_average()
+            for _ in range(rounds):
+                order = list(LISTING_VARIANTS)
+                rng.shuffle(order)
+                for name in order:
+                    wall_started, cpu_started = time.perf_counter(), time.process_time()
+                    await runners[name]()
+                    wall[name].append((time.perf_counter() - wall_started) * 1000)
+                    cpu[name].append((time.process_time() - cpu_started) * 1000)
+    finally:
+        await app_plain.state.services.engine.dispose()
+        await services.engine.dispose()
+    return ListingResult(backend, tools, len(fast_pages), (load_before, load_average()), wall, cpu)
+
+
+def print_listing_method(args: argparse.Namespace) -> None:
+    print("Full listings (#16): every tool, `tools(first: 100)` page after page, every field")
+    print(f"  operation:  {' '.join(LISTING_OPERATION.split())}")
+    print(
+        f"  catalogs:   {', '.join(f'{size:,}' for size in args.listing_size_list)} tools in all (4 builtin, 5 % MCP "
+        "tools of servers of 10, the rest custom, 70 % of them bound to 2 of 100 spaces on average); admin key"
+    )
+    print(
+        f"  measured:   1 warm-up listing per variant, then {args.listing_rounds} rounds, variants in an order "
+        "shuffled per round; wall (time.perf_counter) and CPU (time.process_time: this process, every thread) "
+        "of one whole listing, in process over httpx.ASGITransport"
+    )
+    for name in LISTING_VARIANTS:
+        print(f"    {name:<18} {LISTING_NOTES[name]}")
+    print("  goal:       1,000 tools in 10 pages <= 40 ms in all (wall)")
+    print()
+
+
+def print_listing(results: Sequence[ListingResult]) -> None:
+    header = (
+        f"  {'backend':<10} {'tools':>6} {'pages':>5} {'variant':<18} {'wall p50':>9} {'wall min':>9} "
+        f"{'cpu p50':>9} {'us/tool':>8}  {'ratio':>6}  load"
+    )
+    print(header)
+    print("  " + "-" * (len(header) - 2))
+    for result in results:
+        fast_p50 = percentile(result.wall_ms[LISTING_FAST], 0.5)
+        for name in LISTING_VARIANTS:
+            wall_p50 = percentile(result.wall_ms[name], 0.5)
+            cpu_p50 = percentile(result.cpu_ms[name], 0.5)
+            print(
+                f"  {result.backend:<10} {result.tools:>6,} {result.pages:>5} {name:<18} {wall_p50:>9.1f} "
+                f"{min(result.wall_ms[name]):>9.1f} {cpu_p50:>9.1f} {cpu_p50 * 1000 / result.tools:>8.1f}  "
+                f"{wall_p50 / fast_p50:>5.2f}x  {result.load_average[0]:.1f}-{result.load_average[1]:.1f}"
+            )
+    print("  ratio: the variant's wall p50 / graphql's; us/tool: CPU p50 per listed tool (flat = linear growth)")
+    for result in results:
+        if result.tools == 1_000:
+            wall_p50 = percentile(result.wall_ms[LISTING_FAST], 0.5)
+            verdict = "met" if wall_p50 <= 40 else "NOT met"
+            print(
+                f"  goal ({result.backend}): 1,000 tools in {result.pages} pages, wall p50 {wall_p50:.1f} ms "
+                f"(best {min(result.wall_ms[LISTING_FAST]):.1f} ms) vs 40 ms: {verdict} "
+                f"at load {result.load_average[0]:.1f}-{result.load_average[1]:.1f}"
+            )
+    print()
+
+
 # ------------------------------------------------------------------ entry point
 
 
@@ -634,6 +810,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="small data set and few rounds (smoke run)")
     parser.add_argument("--seed", type=int, default=20240601, help="random seed of the data set")
     parser.add_argument(
+        "--listing-sizes",
+        default=None,
+        help="catalog sizes of the full listing (default 100,1000,10000; quick 100,1000)",
+    )
+    parser.add_argument("--listing-rounds", type=int, default=None, help="full-listing rounds (default 15, quick 3)")
+    parser.add_argument("--only-listing", action="store_true", help="run the full listings only")
+    parser.add_argument(
         "--postgres-url",
         default=DEFAULT_POSTGRES_URL,
         help="server and admin database for the throwaway PostgreSQL database "
@@ -644,6 +827,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         args.iterations = 20 if args.quick else 150
     if args.warmup is None:
         args.warmup = 3 if args.quick else 10
+    if args.listing_sizes is None:
+        args.listing_sizes = "100,1000" if args.quick else "100,1000,10000"
+    args.listing_size_list = [int(size) for size in args.listing_sizes.split(",") if size.strip()]
+    if args.listing_rounds is None:
+        args.listing_rounds = 3 if args.quick else 15
     if args.iterations < 1 or args.warmup < 1:
         parser.error("--iterations and --warmup must be at least 1")
     backends = [name.strip() for name in args.backends.split(",") if name.strip()]
@@ -657,21 +845,34 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     scale = QUICK if args.quick else FULL
-    print_method(scale, args)
-    data = build_dataset(scale, args.seed)
     started = time.perf_counter()
+    backends = []
     for backend in args.backend_list:
         if backend == "postgresql":
             problem = asyncio.run(postgres_problem(args.postgres_url))
             if problem is not None:
                 print(f"== postgresql: skipped, {args.postgres_url} is unreachable ({problem})\n")
                 continue
-        with throwaway_database(backend, args.postgres_url, "catalog_scale") as url:
-            migrate_started = time.perf_counter()
-            upgrade(url)
-            migrate_s = time.perf_counter() - migrate_started
-            result = asyncio.run(measure(backend, url, data, args.iterations, args.warmup, migrate_s))
-        print_result(result)
+        backends.append(backend)
+    if not args.only_listing:
+        print_method(scale, args)
+        data = build_dataset(scale, args.seed)
+        for backend in backends:
+            with throwaway_database(backend, args.postgres_url, "catalog_scale") as url:
+                migrate_started = time.perf_counter()
+                upgrade(url)
+                migrate_s = time.perf_counter() - migrate_started
+                result = asyncio.run(measure(backend, url, data, args.iterations, args.warmup, migrate_s))
+            print_result(result)
+    print_listing_method(args)
+    listings = []
+    for backend in backends:
+        for size in args.listing_size_list:
+            with throwaway_database(backend, args.postgres_url, f"listing_{size}") as url:
+                upgrade(url)
+                listings.append(asyncio.run(measure_listing(backend, url, size, args.listing_rounds, args.seed)))
+            print(f"  ({backend}, {size:,} tools measured)", flush=True)
+    print_listing(listings)
     print(f"total run time: {time.perf_counter() - started:.1f} s")
     return 0
 

@@ -24,6 +24,7 @@ from app.config import Settings
 from schema.agents.schema import AgentsMutation, AgentsQuery
 from schema.catalog import CatalogMutation, CatalogQuery
 from schema.errors import ClientError, MaskUnexpectedErrors
+from schema.execution import FastExecutionContext
 from schema.gateway.schema import GatewayMutation, GatewayQuery, GatewaySubscription
 from schema.knowledge.schema import (
     KnowledgeDocumentMutation,
@@ -188,6 +189,8 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         mutation=Mutation,
         subscription=Subscription,
         config=StrawberryConfig(auto_camel_case=True),
+        # Plain scalar fields are read in place, not through a resolver each (schema/execution.py).
+        execution_context_class=FastExecutionContext,
         extensions=[
             lambda: AddValidationRules(limit_rules),
             lambda: MaxTokensLimiter(max_token_count=settings.graphql_max_tokens),

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.scalars import JSON
@@ -14,6 +16,7 @@ from app.tools.service import may_manage_tool
 from schema import visibility
 from schema.context import Info
 from schema.enums import ApprovalPolicy, AuthType, Role, SideEffect, Status, ToolType
+from schema.execution import precompute, selected_node_fields
 from schema.mcp.types import McpServer
 from schema.node import Node
 from schema.pagination import Connection, paginate
@@ -89,6 +92,9 @@ class Tool(Node):
     request_mapping: JSON | None = strawberry.field(
         description="For CUSTOM tools imported with importOpenApi: the HTTP method, the path template and where each argument goes (path, query, header or body). Null: the arguments are POSTed as JSON."
     )
+    approval: ApprovalPolicy = strawberry.field(
+        description="When an agent's call of this tool waits for a person's approval (an agent may override it per tool). Direct invokeTool calls are never held."
+    )
     row: strawberry.Private[ToolDefinition]
 
     @classmethod
@@ -116,14 +122,9 @@ class Tool(Node):
             updated_at=row.updated_at,
             drifted_at=row.drifted_at,
             request_mapping=JSON(row.request_mapping) if row.request_mapping is not None else None,
+            approval=ApprovalPolicy(row.approval or ApprovalPolicy.NEVER.value),
             row=row,
         )
-
-    @strawberry.field(
-        description="When an agent's call of this tool waits for a person's approval (an agent may override it per tool). Direct invokeTool calls are never held."
-    )
-    def approval(self) -> ApprovalPolicy:
-        return ApprovalPolicy(self.row.approval or ApprovalPolicy.NEVER.value)
 
     @strawberry.field(description="The MCP server the tool was discovered from; null for other kinds.")
     async def mcp_server(self, info: Info) -> McpServer | None:
@@ -181,6 +182,61 @@ class Tool(Node):
         )
 
 
+async def precompute_page_fields(info: Info, tools: Sequence[Tool]) -> None:
+    """A page's ``isGlobal``, ``boundSpaces``, ``mcpServer`` and ``viewerCanManage``, when selected:
+    one query per kind for the whole page, and no resolver call per tool (schema/execution.py)."""
+    wanted = selected_node_fields(info)
+    if not tools or not wanted & PAGE_FIELDS:
+        return
+    loaders = info.context.loaders
+    principal = info.context.principal
+    tool_ids = [tool.row.tool_id for tool in tools]
+    server_ids = sorted({tool.row.mcp_server_id for tool in tools if tool.row.mcp_server_id is not None})
+    needs_bindings = bool(wanted & {"isGlobal", "boundSpaces"})
+    needs_server_bindings = "isGlobal" in wanted or ("mcpServer" in wanted and not principal.is_admin)
+    tool_spaces, server_spaces, servers = await asyncio.gather(
+        loaders.space_ids_by_tool_id.load_many(tool_ids) if needs_bindings else _nothing(),
+        loaders.space_ids_by_mcp_server_id.load_many(server_ids) if needs_server_bindings else _nothing(),
+        loaders.mcp_server_by_id.load_many(server_ids) if "mcpServer" in wanted else _nothing(),
+    )
+    spaces_by_tool = dict(zip(tool_ids, tool_spaces, strict=True)) if needs_bindings else {}
+    spaces_by_server = dict(zip(server_ids, server_spaces, strict=True)) if needs_server_bindings else {}
+    if "boundSpaces" in wanted:
+        from schema.spaces.types import spaces_for
+
+        readable = sorted({space_id for space_ids in spaces_by_tool.values() for space_id in space_ids})
+        by_id = {space.id: space for space in await spaces_for(info, readable)}
+        for tool in tools:
+            bound = [by_id[space_id] for space_id in spaces_by_tool[tool.row.tool_id] if space_id in by_id]
+            precompute(tool, "bound_spaces", bound)
+    if "isGlobal" in wanted:
+        for tool in tools:
+            server_id = tool.row.mcp_server_id
+            is_global = not spaces_by_tool[tool.row.tool_id] and (server_id is None or not spaces_by_server[server_id])
+            precompute(tool, "is_global", is_global)
+    if "mcpServer" in wanted:
+        shown: dict[str, McpServer] = {}
+        for server in servers:
+            if server is None:
+                continue
+            bound = spaces_by_server.get(server.id, [])
+            if principal.is_admin or not bound or principal.space_id in bound:
+                shown[server.id] = McpServer.from_row(server)
+        for tool in tools:
+            server_id = tool.row.mcp_server_id
+            precompute(tool, "mcp_server", shown.get(server_id) if server_id is not None else None)
+    if "viewerCanManage" in wanted:
+        for tool in tools:
+            precompute(tool, "viewer_can_manage", may_manage_tool(principal, tool.row))
+
+
+PAGE_FIELDS = frozenset({"isGlobal", "boundSpaces", "mcpServer", "viewerCanManage"})
+
+
+async def _nothing() -> list[Any]:
+    return []
+
+
 async def tool_connection(
     info: Info,
     space_id: str | None,
@@ -191,7 +247,7 @@ async def tool_connection(
     include_inactive: bool,
 ) -> Connection[Tool]:
     """One page of the tools visible in ``space_id`` (every tool when None)."""
-    return await paginate(
+    connection = await paginate(
         info,
         first,
         after,
@@ -202,3 +258,5 @@ async def tool_connection(
         Tool.from_row,
         lambda row: row.tool_id,
     )
+    await precompute_page_fields(info, [edge.node for edge in connection.edges])
+    return connection

@@ -1,0 +1,187 @@
+"""The shortened field execution (schema/execution.py) answers exactly what graphql-core's own does."""
+
+from __future__ import annotations
+
+import enum
+from datetime import UTC, datetime
+from typing import Any
+
+import strawberry
+from strawberry.extensions import SchemaExtension
+from strawberry.scalars import JSON
+from strawberry.types import ExecutionResult
+
+from schema.execution import FastExecutionContext, precompute
+
+
+@strawberry.enum(description="A colour.")
+class Colour(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+@strawberry.type(description="A child.")
+class Child:
+    id: strawberry.ID
+    name: str
+
+
+CALLS: list[str] = []
+
+
+@strawberry.type(description="Every kind of field the shortcuts handle, and some they do not.")
+class Item:
+    id: strawberry.ID
+    name: str
+    count: int
+    ratio: float
+    flag: bool
+    colour: Colour
+    tags: list[str]
+    colours: list[Colour]
+    maybe: str | None
+    payload: JSON
+    when: datetime
+    must: str  # set to None in some tests: a non-null field with a null value
+
+    @strawberry.field
+    def shouted(self) -> str:
+        CALLS.append("shouted")
+        return self.name.upper()
+
+    @strawberry.field
+    async def children(self) -> list[Child]:
+        CALLS.append("children")
+        return [Child(id=strawberry.ID(f"{self.id}-c{number}"), name=f"child {number}") for number in range(2)]
+
+    @strawberry.field
+    def echo(self, text: str) -> str:
+        return text
+
+
+def make_item(number: int, **overrides: Any) -> Item:
+    values: dict[str, Any] = {
+        "id": strawberry.ID(f"it_{number}"),
+        "name": f"item {number}",
+        "count": number,
+        "ratio": number / 3,
+        "flag": number % 2 == 0,
+        "colour": Colour.RED if number % 2 else Colour.BLUE,
+        "tags": ["a", f"t{number}"],
+        "colours": [Colour.RED, Colour.BLUE],
+        "maybe": None if number % 2 else "present",
+        "payload": JSON({"number": number, "nested": [1, 2.5, None, "x"], "big": 10**30}),
+        "when": datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+        "must": "here",
+    }
+    values.update(overrides)
+    return Item(**values)
+
+
+ITEMS: list[Item] = []
+
+
+@strawberry.type
+class Query:
+    @strawberry.field
+    def items(self) -> list[Item]:
+        return ITEMS
+
+
+class ResolveMiddleware(SchemaExtension):
+    def resolve(self, _next: Any, root: Any, info: Any, *args: Any, **kwargs: Any) -> Any:
+        return _next(root, info, *args, **kwargs)
+
+
+FAST = strawberry.Schema(query=Query, execution_context_class=FastExecutionContext)
+PLAIN = strawberry.Schema(query=Query)
+FAST_WITH_MIDDLEWARE = strawberry.Schema(
+    query=Query, execution_context_class=FastExecutionContext, extensions=[ResolveMiddleware]
+)
+
+EVERYTHING = """
+{ items { id name count ratio flag colour tags colours maybe payload when must shouted
+          again: name children { id name } echo(text: "hi") } }
+"""
+
+
+async def both(query: str, items: list[Item]) -> tuple[ExecutionResult, ExecutionResult]:
+    ITEMS[:] = items
+    return await FAST.execute(query), await PLAIN.execute(query)
+
+
+def as_comparable(result: ExecutionResult) -> tuple[Any, list[tuple[str, Any]]]:
+    errors = [(error.message, error.path) for error in result.errors or []]
+    return result.data, sorted(errors, key=str)
+
+
+async def test_every_field_kind_answers_as_the_ordinary_path() -> None:
+    fast, plain = await both(EVERYTHING, [make_item(number) for number in range(5)])
+    assert fast.errors is None
+    assert as_comparable(fast) == as_comparable(plain)
+    assert fast.data is not None
+    first = fast.data["items"][0]
+    assert list(first) == [
+        "id",
+        "name",
+        "count",
+        "ratio",
+        "flag",
+        "colour",
+        "tags",
+        "colours",
+        "maybe",
+        "payload",
+        "when",
+        "must",
+        "shouted",
+        "again",
+        "children",
+        "echo",
+    ]
+    assert first["colour"] == "BLUE" and first["payload"]["big"] == 10**30
+
+
+async def test_values_that_do_not_complete_raise_the_same_errors() -> None:
+    bad = [
+        make_item(1, must=None),  # null in a non-null field
+        make_item(2, count=2**40),  # beyond GraphQL's 32-bit Int
+        make_item(3, tags=["ok", None]),  # null item in [String!]!
+        make_item(4, colour="not a colour"),
+        make_item(5),
+    ]
+    for item in bad:
+        fast, plain = await both(EVERYTHING, [item, make_item(6)])
+        assert as_comparable(fast) == as_comparable(plain)
+    fast, _ = await both(EVERYTHING, bad)
+    assert fast.errors and len(fast.errors) == 1  # the first error nulls the whole non-null list
+
+
+async def test_a_precomputed_value_replaces_the_resolver() -> None:
+    items = [make_item(number) for number in range(3)]
+    for item in items:
+        precompute(item, "shouted", f"PRE {item.name}")
+        precompute(item, "children", [Child(id=strawberry.ID("pre"), name="precomputed")])
+    CALLS.clear()
+    ITEMS[:] = items
+    fast = await FAST.execute(EVERYTHING)
+    assert fast.errors is None and fast.data is not None
+    assert CALLS == []
+    assert fast.data["items"][1]["shouted"] == "PRE item 1"
+    assert fast.data["items"][1]["children"] == [{"id": "pre", "name": "precomputed"}]
+    # The ordinary path ignores what was precomputed: it always asks the resolver.
+    plain = await PLAIN.execute(EVERYTHING)
+    assert plain.data is not None and plain.data["items"][1]["shouted"] == "ITEM 1"
+    assert "shouted" in CALLS
+
+
+async def test_field_middleware_turns_every_shortcut_off() -> None:
+    items = [make_item(number) for number in range(2)]
+    for item in items:
+        precompute(item, "shouted", "PRE")
+    ITEMS[:] = items
+    CALLS.clear()
+    result = await FAST_WITH_MIDDLEWARE.execute(EVERYTHING)
+    assert result.errors is None and result.data is not None
+    assert result.data["items"][0]["shouted"] == "ITEM 0"
+    assert CALLS.count("shouted") == 2
