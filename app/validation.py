@@ -15,6 +15,28 @@ SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$")
 STATUSES = ("ACTIVE", "DISABLED", "ARCHIVED")
 #: Longest JSON Schema stored (as compact JSON); real tool schemas are a few KB.
 MAX_SCHEMA_CHARS = 100_000
+# What an HTTP header value may be (RFC 9110, without obs-text): visible ASCII, inner spaces
+# and tabs, nothing at either end that a parser would strip.
+HEADER_VALUE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e\t]*[\x21-\x7e])?")
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def is_header_value(value: str) -> bool:
+    return HEADER_VALUE.fullmatch(value) is not None
+
+
+def check_secret(value: str, field: Sequence[str], *, in_header: bool) -> str:
+    """A credential as it may be stored: never repeated in the message."""
+    if in_header and not is_header_value(value):
+        raise DomainError(
+            "INVALID_SECRET",
+            "The secret is sent in an HTTP header: only visible ASCII characters and inner spaces "
+            "(no line breaks or other control characters, no non-ASCII letters, nothing blank at either end).",
+            field,
+        )
+    if CONTROL_CHARACTER.search(value):
+        raise DomainError("INVALID_SECRET", "The value may not contain line breaks or other control characters.", field)
+    return value
 
 
 def check_json_schema(schema: Any, field: Sequence[str], *, require_object: bool) -> dict[str, Any]:

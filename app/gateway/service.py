@@ -14,6 +14,7 @@ import logging
 import re
 import secrets
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -42,6 +43,7 @@ from app.gateway.envelope import (
 from app.gateway.executors.base import Executor, Invocation
 from app.gateway.models import IdempotencyRecord
 from app.gateway.quotas import QuotaGuard
+from app.gateway.redaction import SecretScrubber, json_safe
 from app.ids import new_id
 from app.jsonschemas import UnsafeSchemaError, validator_for
 from app.principal import Principal
@@ -315,9 +317,21 @@ class ToolGateway:
     async def _run(
         self, request: CallRequest, tool: ToolDefinition, merged: dict[str, Any], trace_id: str
     ) -> tuple[Any, ToolFailure | None, int]:
+        """The executor's outcome made safe before anything else sees it (idempotency record,
+        envelope, call log, events, a model): JSON-safe, and without the tool's secrets."""
         executor = self.executors.get(tool.type)
         if executor is None:
             raise ToolFailure(INTERNAL_ERROR, "No executor for this kind of tool.", tool.type)
+        data, failure, attempts = await self._attempts(request, tool, merged, trace_id, executor)
+        scrub = await executor.scrubber_for(tool)
+        data = scrub.value(json_safe(data))
+        if failure is not None:
+            failure = _safe_failure(failure, scrub)
+        return data, failure, attempts
+
+    async def _attempts(
+        self, request: CallRequest, tool: ToolDefinition, merged: dict[str, Any], trace_id: str, executor: Executor
+    ) -> tuple[Any, ToolFailure | None, int]:
         timeout_s = min(tool.timeout_ms / 1000, executor.cap_for(tool.tool_id))
         max_attempts = 1
         if tool.type != "MCP" and (tool.side_effect == "READ" or request.idempotency_key):
@@ -350,8 +364,17 @@ class ToolGateway:
                 )
             except ToolFailure as raised:
                 failure = raised
-            except Exception:
-                logger.exception("executor crashed", extra={"trace_id": trace_id, "tool_id": tool.tool_id})
+            except Exception as crash:
+                # Logged without the tool's secrets (a driver's error may quote a header).
+                scrub = await executor.scrubber_for(tool)
+                logger.error(
+                    "executor crashed",
+                    extra={
+                        "trace_id": trace_id,
+                        "tool_id": tool.tool_id,
+                        "exception": scrub.text("".join(traceback.format_exception(crash))),
+                    },
+                )
                 failure = ToolFailure(INTERNAL_ERROR, "The tool failed unexpectedly.", f"trace {trace_id}")
             if not failure.retryable or attempt == max_attempts:
                 return None, failure, attempt
@@ -532,6 +555,15 @@ class ToolGateway:
             call_id=call_id,
             attempts=attempts,
         )
+
+
+def _safe_failure(failure: ToolFailure, scrub: SecretScrubber) -> ToolFailure:
+    error = failure.error
+    message = scrub.text(json_safe(error.message))
+    detail = scrub.optional_text(json_safe(error.detail))
+    if (message, detail) == (error.message, error.detail):
+        return failure
+    return ToolFailure(error.code, message, detail, retryable=failure.retryable)
 
 
 def _not_available(tool_id: str) -> ToolFailure:

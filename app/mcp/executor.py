@@ -22,6 +22,7 @@ from app.gateway.envelope import (
     ToolFailure,
 )
 from app.gateway.executors.base import CappedExecutor, Invocation
+from app.gateway.redaction import NO_SECRETS, SecretScrubber
 from app.mcp.config import (
     BAD_RESULT,
     CONNECTION_LOST,
@@ -36,6 +37,7 @@ from app.mcp.config import (
 )
 from app.mcp.pool import McpSessionPool
 from app.tools import repository
+from app.tools.models import ToolDefinition
 
 MAX_MESSAGE_CHARS = 2000
 
@@ -105,6 +107,10 @@ class McpExecutor(CappedExecutor):
         async with self.session_factory() as session:
             server = await repository.get_server(session, server_id)
         return McpServerConfig.from_row(server) if server is not None else None
+
+    async def scrubber_for(self, tool: ToolDefinition) -> SecretScrubber:
+        config = await self._config(tool.mcp_server_id) if tool.mcp_server_id else None
+        return self.pool.scrubber_for(config) if config is not None else NO_SECRETS
 
     async def execute(self, invocation: Invocation) -> Any:
         tool = invocation.tool

@@ -42,6 +42,7 @@ from pydantic import ValidationError
 
 from app.crypto import SecretBox
 from app.egress import EgressDeniedError, EgressPolicy, egress_checked_transport2
+from app.gateway.redaction import NO_SECRETS, SecretScrubber, scrubber_for
 from app.mcp.config import (
     BAD_RESULT,
     CONNECTION_LOST,
@@ -55,6 +56,7 @@ from app.mcp.config import (
 )
 from app.mcp.session import Connection, VettedClientSession, WatchedReadStream, list_all_tools, raise_if_denied
 from app.mcp.transport import HTTP_LIMITS, SessionTransport
+from app.validation import is_header_value
 
 logger = logging.getLogger("quiver.mcp")
 
@@ -273,10 +275,25 @@ class McpSessionPool:
         try:
             secrets = self.secret_box.decrypt(config.auth_config)
             if config.auth_type == "BEARER":
-                return {"Authorization": f"Bearer {secrets['secret']}"}
-            return {str(secrets["header_name"]): str(secrets["secret"])}
+                headers = {"Authorization": f"Bearer {secrets['secret']}"}
+            else:
+                headers = {str(secrets["header_name"]): str(secrets["secret"])}
         except (RuntimeError, KeyError, TypeError):
             raise McpCallError(UNREACHABLE, "the server's stored credentials cannot be read") from None
+        if not all(is_header_value(value) for value in headers.values()):
+            # Stored before secrets were checked: never sent (the error would echo it).
+            raise McpCallError(UNREACHABLE, "the server's stored credential cannot be sent in an HTTP header")
+        return headers
+
+    def scrubber_for(self, config: McpServerConfig) -> SecretScrubber:
+        """Cuts the server's secret out of what its calls return."""
+        if config.transport == "STDIO" or config.auth_type == "NONE" or not config.auth_config:
+            return NO_SECRETS
+        try:
+            secret = self.secret_box.decrypt(config.auth_config).get("secret")
+        except RuntimeError:
+            return NO_SECRETS
+        return scrubber_for((str(secret),)) if secret else NO_SECRETS
 
     @asynccontextmanager
     async def _transport(self, connection: Connection) -> AsyncIterator[tuple[Any, Any]]:

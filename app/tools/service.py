@@ -23,6 +23,7 @@ from app.validation import (
     check_json_schema,
     check_not_blank,
     check_range,
+    check_secret,
     check_version,
 )
 
@@ -123,6 +124,12 @@ def seal_auth(box: SecretBox, auth: AuthConfig | None, prefix: list[str]) -> tup
         check_header_name(auth.header_name, [*prefix, "headerName"])
     if auth.token_url:
         check_http_url(auth.token_url, [*prefix, "tokenUrl"])
+    # Header-safe: an unsendable value would otherwise fail every call, echoed in its error.
+    check_secret(auth.secret or "", [*prefix, "secret"], in_header=auth.type != "OAUTH_CLIENT_CREDENTIALS")
+    if auth.type == "OAUTH_CLIENT_CREDENTIALS":
+        check_secret(auth.client_id or "", [*prefix, "clientId"], in_header=False)
+        for index, scope in enumerate(auth.scopes or []):
+            check_secret(scope, [*prefix, "scopes", str(index)], in_header=False)
     config = {
         "header_name": auth.header_name,
         "secret": auth.secret,

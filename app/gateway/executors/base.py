@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from app.gateway.redaction import NO_SECRETS, SecretScrubber
 from app.principal import Principal
 from app.tools.models import ToolDefinition
 
@@ -40,6 +41,10 @@ class Executor(Protocol):
         """Return the tool's data, or raise ToolFailure."""
         ...
 
+    async def scrubber_for(self, tool: ToolDefinition) -> SecretScrubber:
+        """Cuts the tool's secret values (and what they buy, e.g. an OAuth token) out of its outcome."""
+        ...
+
 
 class CappedExecutor:
     """The usual executor: one cap for every tool of its kind."""
@@ -49,3 +54,6 @@ class CappedExecutor:
 
     def cap_for(self, tool_id: str) -> float:
         return self.cap_seconds
+
+    async def scrubber_for(self, tool: ToolDefinition) -> SecretScrubber:
+        return NO_SECRETS

@@ -25,13 +25,19 @@ from app.gateway.envelope import (
     EXTERNAL_API_ERROR,
     EXTERNAL_API_TIMEOUT,
     RESPONSE_TOO_LARGE,
+    TOOL_NOT_AVAILABLE,
     ToolFailure,
 )
 from app.gateway.executors.base import CappedExecutor, Invocation
 from app.gateway.executors.request_mapping import prepare
+from app.gateway.redaction import NO_SECRETS, SecretScrubber, scrubber_for
+from app.tools.models import ToolDefinition
+from app.validation import is_header_value
 
 MAX_RESPONSE_BYTES = 1024 * 1024
 TOKEN_EXPIRY_MARGIN_S = 30.0
+#: Decrypted auth configurations kept for scrubbing (by their encrypted form).
+MAX_KNOWN_CONFIGS = 256
 
 
 @dataclass
@@ -49,10 +55,19 @@ class OAuthTokenCache:
         self._tokens: dict[tuple[str, str, str, str], _Token] = {}
         self._locks: dict[tuple[str, str, str, str], asyncio.Lock] = {}
 
-    async def token(self, config: dict[str, Any], *, refresh: bool = False) -> str:
+    @staticmethod
+    def _key(config: dict[str, Any]) -> tuple[str, str, str, str]:
         # The secret is part of the key: a tool holding another secret never borrows this token.
         secret_hash = hashlib.sha256(str(config["secret"]).encode()).hexdigest()
-        key = (config["token_url"], config["client_id"], " ".join(config.get("scopes") or []), secret_hash)
+        return (config["token_url"], config["client_id"], " ".join(config.get("scopes") or []), secret_hash)
+
+    def current(self, config: dict[str, Any]) -> str | None:
+        """The token last issued for this configuration, if any."""
+        cached = self._tokens.get(self._key(config))
+        return cached.value if cached else None
+
+    async def token(self, config: dict[str, Any], *, refresh: bool = False) -> str:
+        key = self._key(config)
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
             cached = self._tokens.get(key)
@@ -92,6 +107,10 @@ class OAuthTokenCache:
                 value = str(body["access_token"])
             except (ValueError, KeyError):
                 raise ToolFailure(EXTERNAL_API_ERROR, "The token endpoint answered without a token.") from None
+            if not is_header_value(value):
+                raise ToolFailure(
+                    EXTERNAL_API_ERROR, "The token endpoint answered with a token that cannot be sent in a header."
+                )
             lifetime = float(body.get("expires_in") or 3600)
             self._tokens[key] = _Token(value, time.monotonic() + max(lifetime - TOKEN_EXPIRY_MARGIN_S, 1.0))
             return value
@@ -106,17 +125,44 @@ class HttpExecutor(CappedExecutor):
         self.secret_box = secret_box
         self.egress = egress
         self.tokens = OAuthTokenCache(client, egress)
+        self._known: dict[str, dict[str, Any]] = {}
+
+    async def scrubber_for(self, tool: ToolDefinition) -> SecretScrubber:
+        if not tool.auth_config:
+            return NO_SECRETS
+        config = self._known.get(tool.auth_config)
+        if config is None:
+            try:
+                config = self.secret_box.decrypt(tool.auth_config)
+            except RuntimeError:
+                return NO_SECRETS
+            if len(self._known) >= MAX_KNOWN_CONFIGS:
+                self._known.clear()
+            self._known[tool.auth_config] = config
+        secret = str(config.get("secret") or "")
+        if tool.auth_type != "OAUTH_CLIENT_CREDENTIALS":
+            return scrubber_for((secret,))
+        token = self.tokens.current(config)
+        return scrubber_for((secret, token) if token else (secret,), ((str(config.get("client_id") or ""), secret),))
 
     async def _auth_headers(self, auth_type: str, config: dict[str, Any] | None, *, refresh: bool) -> dict[str, str]:
         if auth_type == "NONE" or config is None:
             return {}
         if auth_type in ("API_KEY", "HEADER"):
-            return {config["header_name"]: config["secret"]}
-        if auth_type == "BEARER":
-            return {"Authorization": f"Bearer {config['secret']}"}
-        if auth_type == "OAUTH_CLIENT_CREDENTIALS":
+            headers = {config["header_name"]: config["secret"]}
+        elif auth_type == "BEARER":
+            headers = {"Authorization": f"Bearer {config['secret']}"}
+        elif auth_type == "OAUTH_CLIENT_CREDENTIALS":
             return {"Authorization": f"Bearer {await self.tokens.token(config, refresh=refresh)}"}
-        return {}
+        else:
+            return {}
+        if not all(isinstance(value, str) and is_header_value(value) for value in headers.values()):
+            # Stored before secrets were checked: never sent (the error would echo it).
+            raise ToolFailure(
+                TOOL_NOT_AVAILABLE,
+                "This tool's stored credential cannot be sent in an HTTP header; an admin must give its auth again.",
+            )
+        return headers
 
     async def execute(self, invocation: Invocation) -> Any:
         tool = invocation.tool

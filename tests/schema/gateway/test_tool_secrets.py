@@ -3,16 +3,19 @@ endpoint (or a re-import) to another origin, and no envelope, call-log row or lo
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
+from app.logging import JsonFormatter
 from tests.conftest import GraphQLClient, Keys
-from tests.schema.gateway import fresh, http_tool, invoke
-from tests.schema.tools.operations import UPDATE_TOOL
-from tests.support.http_tool_server import HEADER_SECRET, ToolServer, running_tool_server
+from tests.schema.gateway import SessionFactory, call_log, fresh, http_tool, invoke, set_tool_columns
+from tests.schema.tools.operations import REGISTER_MCP_SERVER, UPDATE_TOOL, create_tool, create_tool_errors
+from tests.support.http_tool_server import HEADER_SECRET, OAUTH_CLIENT_SECRET, ToolServer, running_tool_server
 
 SECRET_HEADER = {"type": "HEADER", "headerName": "X-Tool-Secret", "secret": HEADER_SECRET}
 
@@ -129,3 +132,176 @@ class TestSecretStaysWithItsOrigin:
         # The endpoint of an OAuth tool receives the token the secret buys: it stays too.
         endpoint_moved = await update_tool(gql, tool["id"], endpoint=other_server.url("/oauth/protected/x"))
         assert [error["code"] for error in endpoint_moved["userErrors"]] == ["SECRET_WOULD_MOVE"]
+
+
+LEAKY_SECRET = "leaky-secret-5e0b1c9d7a"
+ALL_LOGGERS = ("quiver", "app", "httpx", "httpcore")
+
+
+def captured(caplog: pytest.LogCaptureFixture) -> str:
+    """Everything logged, as the JSON lines the server writes."""
+    return caplog.text + "\n".join(JsonFormatter().format(record) for record in caplog.records)
+
+
+def capture_everything(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    for name in ALL_LOGGERS:
+        caplog.set_level(logging.DEBUG, logger=name)
+
+
+async def stored_call(gql: GraphQLClient, call_id: str) -> dict[str, Any]:
+    [node] = [node for node in (await call_log(gql))["nodes"] if node["id"] == call_id]
+    return node
+
+
+class TestSecretsAreHeaderSafe:
+    @pytest.mark.parametrize(
+        "secret",
+        ["ends-in-a-newline\n", "in\r\nside", "nul\x00byte", "tab-at-the-end\t", " leading", "caf\u00e9-secret"],
+        ids=["newline", "crlf", "nul", "trailing-tab", "leading-space", "non-ascii"],
+    )
+    @pytest.mark.parametrize(
+        "auth",
+        [{"type": "BEARER"}, {"type": "API_KEY", "headerName": "X-Api-Key"}, {"type": "HEADER", "headerName": "X-T"}],
+        ids=["bearer", "api-key", "header"],
+    )
+    async def test_an_unsendable_secret_is_refused_at_creation(
+        self, gql: GraphQLClient, secret: str, auth: dict[str, Any]
+    ) -> None:
+        [error] = await create_tool_errors(gql, fresh("bad_secret"), auth={**auth, "secret": secret})
+
+        assert (error["code"], error["field"]) == ("INVALID_SECRET", ["input", "auth", "secret"])
+        assert secret.strip() not in error["message"]
+
+    async def test_and_at_update_and_for_oauth_and_mcp_servers(self, gql: GraphQLClient) -> None:
+        tool = await create_tool(gql, fresh("later"), auth={"type": "BEARER", "secret": "fine-secret-1"})
+        updated = await update_tool(gql, tool["id"], auth={"type": "BEARER", "secret": "line\nbreak"})
+        assert [(e["code"], e["field"]) for e in updated["userErrors"]] == [
+            ("INVALID_SECRET", ["input", "auth", "secret"])
+        ]
+        oauth = {"type": "OAUTH_CLIENT_CREDENTIALS", "tokenUrl": "https://id.example.test/token", "clientId": "c\n1"}
+        [error] = await create_tool_errors(gql, fresh("oauth"), auth={**oauth, "secret": "s3cret-value"})
+        assert (error["code"], error["field"]) == ("INVALID_SECRET", ["input", "auth", "clientId"])
+        # A form-encoded client secret may hold non-ASCII letters, never control characters.
+        fine = {**oauth, "clientId": "c1", "secret": "s\u00e9cret-value"}
+        assert (await create_tool(gql, fresh("oauth"), auth=fine))["authType"] == "OAUTH_CLIENT_CREDENTIALS"
+        [error] = await create_tool_errors(gql, fresh("oauth"), auth={**fine, "secret": "s3cret\r\n"})
+        assert error["code"] == "INVALID_SECRET"
+        registered = (
+            await gql.execute(
+                REGISTER_MCP_SERVER,
+                {
+                    "input": {
+                        "name": fresh("mcp"),
+                        "transport": "STREAMABLE_HTTP",
+                        "url": "https://mcp.example.test/mcp",
+                        "auth": {"type": "BEARER", "secret": "mcp-secret\n"},
+                    }
+                },
+            )
+        )["registerMcpServer"]
+        assert [(e["code"], e["field"]) for e in registered["userErrors"]] == [
+            ("INVALID_SECRET", ["input", "auth", "secret"])
+        ]
+
+
+class TestSecretsAreNeverEchoed:
+    @pytest.mark.parametrize(
+        ("auth", "shown_as"),
+        [
+            ({"type": "BEARER", "secret": LEAKY_SECRET}, "authorization: Bearer [secret]"),
+            ({"type": "API_KEY", "headerName": "X-Api-Key", "secret": LEAKY_SECRET}, "x-api-key: [secret]"),
+        ],
+        ids=["bearer", "api-key"],
+    )
+    async def test_an_upstream_reflecting_the_request_headers_in_its_error(
+        self,
+        gql: GraphQLClient,
+        keys: Keys,
+        tool_server: ToolServer,
+        caplog: pytest.LogCaptureFixture,
+        auth: dict[str, Any],
+        shown_as: str,
+    ) -> None:
+        capture_everything(caplog)
+        space = await keys.space("alpha")
+        key = fresh("reflect")
+        tool = await http_tool(gql, tool_server, f"/reflect500/{key}", auth=auth, maxRetries=0)
+
+        envelope = await invoke(gql, space.id, tool["id"], {"q": "x"})
+
+        # The credential was sent (and reflected) ...
+        [received] = await tool_server.requests("reflect500", key)
+        assert LEAKY_SECRET in json.dumps(received)
+        # ... but neither the caller, nor the log row, nor a log line repeats it.
+        assert envelope["error"]["code"] == "EXTERNAL_API_ERROR"
+        assert shown_as in envelope["error"]["detail"]
+        assert LEAKY_SECRET not in json.dumps(envelope)
+        assert LEAKY_SECRET not in json.dumps(await stored_call(gql, envelope["call"]["id"]))
+        assert LEAKY_SECRET not in captured(caplog)
+
+    async def test_an_oauth_token_and_a_success_body_echoing_the_secret(
+        self, gql: GraphQLClient, keys: Keys, tool_server: ToolServer
+    ) -> None:
+        space = await keys.space("alpha")
+        key = fresh("echo")
+        oauth = {
+            "type": "OAUTH_CLIENT_CREDENTIALS",
+            "tokenUrl": tool_server.url("/token"),
+            "clientId": fresh("client"),
+            "secret": OAUTH_CLIENT_SECRET,
+        }
+        reflecting = await http_tool(gql, tool_server, f"/reflect500/{key}", auth=oauth, maxRetries=0)
+        echoing = await http_tool(
+            gql,
+            tool_server,
+            f"/ok/{key}",
+            auth={"type": "HEADER", "headerName": "X-Tool-Secret", "secret": LEAKY_SECRET},
+        )
+
+        failed = await invoke(gql, space.id, reflecting["id"], {})
+        echoed = await invoke(gql, space.id, echoing["id"], {})
+
+        [sent] = await tool_server.requests("reflect500", key)
+        token = sent["headers"]["authorization"].removeprefix("Bearer ")
+        assert token not in json.dumps(failed) and "authorization: Bearer [secret]" in failed["error"]["detail"]
+        assert OAUTH_CLIENT_SECRET not in json.dumps(await stored_call(gql, failed["call"]["id"]))
+        assert echoed["status"] == "SUCCESS" and echoed["data"]["headers"]["x-tool-secret"] == "[secret]"
+        for envelope in (failed, echoed):
+            assert LEAKY_SECRET not in json.dumps(await stored_call(gql, envelope["call"]["id"]))
+
+    @pytest.mark.parametrize(
+        "legacy", ["legacy-secret-8d1f\n", "l\u00e9gacy-secret-8d1f"], ids=["newline", "non-ascii"]
+    )
+    async def test_a_stored_unsendable_secret_is_never_sent_nor_echoed(
+        self,
+        gql: GraphQLClient,
+        keys: Keys,
+        tool_server: ToolServer,
+        app_and_services: Any,
+        session_factory: SessionFactory,
+        caplog: pytest.LogCaptureFixture,
+        legacy: str,
+    ) -> None:
+        capture_everything(caplog)
+        space = await keys.space("alpha")
+        key = fresh("legacy")
+        tool = await http_tool(gql, tool_server, f"/ok/{key}", auth={"type": "BEARER", "secret": "placeholder"})
+        # As stored before secrets were checked.
+        box = app_and_services.state.services.secret_box
+        sealed = box.encrypt(
+            {"header_name": None, "secret": legacy, "token_url": None, "client_id": None, "scopes": []}
+        )
+        await set_tool_columns(session_factory, tool["id"], auth_config=sealed)
+
+        envelope = await invoke(gql, space.id, tool["id"], {})
+
+        assert envelope["error"]["code"] == "TOOL_NOT_AVAILABLE", envelope["error"]
+        assert "give its auth again" in envelope["error"]["message"]
+        assert await tool_server.requests("ok", key) == []
+        for seen in (
+            json.dumps(envelope),
+            json.dumps(await stored_call(gql, envelope["call"]["id"])),
+            captured(caplog),
+        ):
+            assert "legacy-secret-8d1f" not in seen and "gacy-secret-8d1f" not in seen
