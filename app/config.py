@@ -58,6 +58,9 @@ class Settings(BaseSettings):
     max_prompt_chars: int = 32_000
     max_document_chars: int = 500_000
     max_text_chars: int = 10_000
+    # Largest arguments, result, error message and detail a call-log row stores (each, in bytes
+    # of JSON); larger ones are stored cut, with a marker and their size (the caller gets them whole).
+    call_log_max_bytes: int = 64 * 1024
     graphiql: bool = True
 
     log_level: str = "INFO"

@@ -300,6 +300,7 @@ def build_services(settings: Settings) -> Services:
         quotas=quotas,
         bus=bus,
         call_log=call_log,
+        call_log_max_bytes=settings.call_log_max_bytes,
         catalog_ttl_s=settings.catalog_cache_ttl_s,
         # An open /metrics labels tools so they can be told apart but not named; a scraper
         # that authenticates with QUIVER_METRICS_TOKEN sees their ids.

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +32,68 @@ logger = logging.getLogger(__name__)
 
 #: Rows per statement; SQLite allows 32,766 bound parameters (18 columns per row).
 MAX_BATCH = 200
+#: Default cap of each stored value (QUIVER_CALL_LOG_MAX_BYTES).
+DEFAULT_MAX_BYTES = 64 * 1024
+#: The key of the object that stands for a JSON value stored cut or left out.
+TRUNCATED = "$truncated"
+_CUT_TEXT = re.compile(r" … \[truncated: \d+ bytes\]\Z")
+#: What a reduced row keeps of the error message (a row the database refused in full).
+REDUCED_MESSAGE_BYTES = 1000
+
+
+def bounded_value(value: Any, max_bytes: int) -> Any:
+    """``value``, or past ``max_bytes`` of JSON the marker ``{"$truncated": {"originalBytes": n},
+    "preview": <its JSON text, cut>}``."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if len(text) * 4 <= max_bytes:
+        return value
+    encoded = text.encode("utf-8", "replace")
+    if len(encoded) <= max_bytes:
+        return value
+    preview = encoded[: max(max_bytes - 200, 0)].decode("utf-8", "ignore")
+    return {TRUNCATED: {"originalBytes": len(encoded)}, "preview": preview}
+
+
+def bounded_text(text: str | None, max_bytes: int) -> str | None:
+    """``text``, or its first ``max_bytes`` bytes and `` … [truncated: n bytes]``."""
+    if text is None or len(text) * 4 <= max_bytes:
+        return text
+    encoded = text.encode("utf-8", "replace")
+    if len(encoded) <= max_bytes:
+        return text
+    return encoded[:max_bytes].decode("utf-8", "ignore") + f" … [truncated: {len(encoded)} bytes]"
+
+
+def bounded_row(row: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    """The row as stored: arguments, result, error message and detail each within ``max_bytes``."""
+    return {
+        **row,
+        "arguments": bounded_value(row["arguments"], max_bytes),
+        "result": bounded_value(row["result"], max_bytes),
+        "error_message": bounded_text(row["error_message"], max_bytes),
+        "error_detail": bounded_text(row["error_detail"], max_bytes),
+    }
+
+
+def reduced_row(row: dict[str, Any], reason: str) -> dict[str, Any]:
+    """What is still written when the database refused the row: no arguments, result or
+    detail, a marker saying why, the error message cut short."""
+    return {
+        **row,
+        "arguments": {TRUNCATED: {"omitted": True, "reason": reason}},
+        "result": None,
+        "error_message": bounded_text(row["error_message"], REDUCED_MESSAGE_BYTES),
+        "error_detail": None,
+    }
+
+
+def is_truncated(arguments: Any, result: Any, *texts: str | None) -> bool:
+    """Whether a stored row holds less than the call had (cut or left out)."""
+    if any(isinstance(value, dict) and TRUNCATED in value for value in (arguments, result)):
+        return True
+    return any(text is not None and _CUT_TEXT.search(text) is not None for text in texts)
 
 
 class CallLogClosedError(RuntimeError):
@@ -102,7 +166,8 @@ class CallLog:
             try:
                 await self._insert([row])
             except Exception as error:
-                logger.exception("could not write a call-log row", extra={"call_id": row.get("id")})
+                # The caller decides what follows (the gateway retries, then writes it reduced).
+                logger.warning("could not write a call-log row", exc_info=True, extra={"call_id": row.get("id")})
                 if not future.done():
                     failure = CallLogWriteError(f"call-log row {row.get('id')!r} was not written")
                     failure.__cause__ = error

@@ -29,7 +29,7 @@ from app.db import utcnow
 from app.events.bus import EventBus
 from app.gateway import metrics
 from app.gateway import repository as calls_repository
-from app.gateway.call_log import CallLog
+from app.gateway.call_log import DEFAULT_MAX_BYTES, CallLog, bounded_row, reduced_row
 from app.gateway.envelope import (
     IDEMPOTENCY_CONFLICT,
     INTERNAL_ERROR,
@@ -60,6 +60,8 @@ REDACTED = "[redacted]"
 BACKOFF_BASE_S = 0.05
 BACKOFF_MAX_S = 1.0
 EXECUTOR_GRACE_S = 1.0
+# A call-log row the database refused is tried once more after this, then written reduced.
+LOG_RETRY_S = 0.05
 # Longest tool id and idempotency key the call log stores.
 MAX_IDENTIFIER_LENGTH = 200
 # How a call arrived (ToolCall.origin).
@@ -146,6 +148,7 @@ class ToolGateway:
         quotas: QuotaGuard,
         bus: EventBus,
         call_log: CallLog,
+        call_log_max_bytes: int = DEFAULT_MAX_BYTES,
         catalog_ttl_s: float = DEFAULT_TTL_S,
         metric_tool_label: Callable[[str], str] = metrics.tool_ids_as_labels,
     ) -> None:
@@ -155,6 +158,7 @@ class ToolGateway:
         self.quotas = quotas
         self.bus = bus
         self.call_log = call_log
+        self.call_log_max_bytes = call_log_max_bytes
         # The tool and its visibility per (space, tool), dropped on any catalog commit
         # (here or, through the bus, on another replica) and after the TTL.
         self._resolved: GenerationCache[tuple[str, str], ResolvedTool] = GenerationCache(catalog_ttl_s)
@@ -505,12 +509,12 @@ class ToolGateway:
             "agent_id": request.agent_id,
             "run_id": request.run_id,
             "principal_key_id": request.principal.key_id,
-            "arguments": logged_arguments(request.arguments, static_keys),
+            "arguments": json_safe(logged_arguments(request.arguments, static_keys)),
             "status": status,
             "result": None if error else data,
             "error_code": error.code if error else None,
-            "error_message": error.message if error else None,
-            "error_detail": error.detail if error else None,
+            "error_message": json_safe(error.message) if error else None,
+            "error_detail": json_safe(error.detail) if error else None,
             "latency_ms": latency_ms,
             "attempts": attempts,
             "trace_id": trace_id,
@@ -519,11 +523,7 @@ class ToolGateway:
             "started_at": started_at,
             "finished_at": utcnow(),
         }
-        if request.replace_pending:
-            async with self.session_factory() as session, session.begin():
-                await calls_repository.replace_call(session, row)
-        else:
-            await self.call_log.write(row)
+        row = await self._log(bounded_row(row, self.call_log_max_bytes), replace=request.replace_pending)
         # Only resolved tools get their own label: a caller's made-up ids must not grow the series.
         metrics.observe(
             tool.type if tool else "UNKNOWN",
@@ -550,11 +550,53 @@ class ToolGateway:
             status=status,
             trace_id=trace_id,
             latency_ms=latency_ms,
-            data=row["result"],
+            data=None if error else data,
             error=error,
             call_id=call_id,
             attempts=attempts,
         )
+
+    async def _write(self, row: dict[str, Any], *, replace: bool) -> None:
+        if replace:
+            async with self.session_factory() as session, session.begin():
+                await calls_repository.replace_call(session, row)
+        else:
+            await self.call_log.write(row)
+
+    async def _log(self, row: dict[str, Any], *, replace: bool) -> dict[str, Any]:
+        """Write the call's row; never takes the envelope from the caller. A refused row is
+        tried again, then written reduced (no arguments, result or detail; a marker says why);
+        should even that fail, the loss is logged at CRITICAL. Returns the row last tried."""
+        where = {"call_id": row["id"], "trace_id": row["trace_id"], "tool_id": row["tool_id"]}
+        problem: Exception | None = None
+        for attempt in (1, 2):
+            try:
+                await self._write(row, replace=replace)
+                return row
+            except Exception as error:
+                problem = error
+                logger.warning("call-log row refused (attempt %d): %s", attempt, _describe(error), extra=where)
+                await asyncio.sleep(LOG_RETRY_S)
+        reduced = reduced_row(row, f"the full row was refused: {_describe(problem)}"[:300])
+        try:
+            await self._write(reduced, replace=replace)
+        except Exception as error:
+            logger.critical(
+                "call-log row LOST: the call ran but no row records it: %s",
+                _describe(error),
+                extra={**where, "status": row["status"], "error_code": row["error_code"]},
+            )
+        else:
+            logger.error("call-log row written without its arguments and result", extra=where)
+        return reduced
+
+
+def _describe(error: BaseException | None) -> str:
+    """An error in one line, bounded (a driver's message may quote a whole row)."""
+    if error is None:
+        return "unknown error"
+    cause = error.__cause__ or error
+    return f"{type(cause).__name__}: {str(cause)[:200]}"
 
 
 def _safe_failure(failure: ToolFailure, scrub: SecretScrubber) -> ToolFailure:

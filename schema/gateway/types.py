@@ -8,6 +8,7 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
+from app.gateway.call_log import is_truncated
 from app.gateway.envelope import ToolError as ToolErrorData
 from app.gateway.models import ToolCall as ToolCallRow
 from schema import visibility
@@ -50,6 +51,9 @@ class ToolCall(Node):
     origin: ToolCallOrigin = strawberry.field(
         description="How the call arrived: invokeTool (GRAPHQL), an agent run (AGENT) or Quiver's MCP endpoint (MCP)."
     )
+    truncated: bool = strawberry.field(
+        description='True when the row holds less than the call had: arguments or result larger than QUIVER_CALL_LOG_MAX_BYTES are stored as {"$truncated": {"originalBytes": n}, "preview": "<their JSON, cut>"} and a longer error message or detail ends in " … [truncated: n bytes]"; a row the database refused in full is stored without arguments ({"$truncated": {"omitted": true, "reason": ...}}), result and detail. The caller got the whole envelope.'
+    )
     space_id: strawberry.Private[str]
     agent_id: strawberry.Private[str | None]
     run_id: strawberry.Private[str | None]
@@ -71,6 +75,7 @@ class ToolCall(Node):
             idempotency_key=row.idempotency_key,
             started_at=row.started_at,
             origin=ToolCallOrigin(row.origin),
+            truncated=is_truncated(row.arguments, row.result, row.error_message, row.error_detail),
             space_id=row.space_id,
             agent_id=row.agent_id,
             run_id=row.run_id,
@@ -96,6 +101,7 @@ class ToolCall(Node):
             started_at=datetime.fromisoformat(event["started_at"]),
             # A replica of an earlier version publishes events without the origin.
             origin=ToolCallOrigin(event.get("origin") or ("AGENT" if event["run_id"] else "GRAPHQL")),
+            truncated=is_truncated(event["arguments"], event["result"], event["error_message"], event["error_detail"]),
             space_id=event["space_id"],
             agent_id=event["agent_id"],
             run_id=event["run_id"],

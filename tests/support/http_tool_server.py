@@ -13,6 +13,8 @@ Tool endpoints (POST):
 - ``/error500/{key}``: always HTTP 500;
 - ``/reflect500/{key}``: HTTP 500 whose text body repeats every request header (as a careless
   upstream's debug page would), the credential included;
+- ``/not-json-safe/{key}``: a 200 ``application/json`` body with ``NaN``, ``Infinity``, an
+  integer past 2**53 and a ``\u0000`` escape (Python's and many upstreams' idea of JSON);
 - ``/fails-once/{key}``: HTTP 500 the first time per key, then like ``/ok``;
 - ``/auth-check/{scheme}/{key}``: 401 unless the right credential arrived
   (``api-key``: ``X-Api-Key``; ``header``: ``X-Tool-Secret``; ``bearer``: ``Authorization``);
@@ -152,6 +154,14 @@ def build_app(state: ServerState) -> Starlette:
         lines = "".join(f"{name}: {value}\n" for name, value in request.headers.items())
         return PlainTextResponse(f"upstream exploded; request was:\n{lines}", status_code=500)
 
+    async def not_json_safe(request: Request) -> Response:
+        await _record(state, "not-json-safe", request)
+        body = (
+            b'{"mean": NaN, "max": Infinity, "min": -Infinity, '
+            b'"id": 123456789012345678901, "name": "a\\u0000b", "n": 2}'
+        )
+        return Response(body, media_type="application/json")
+
     async def fails_once(request: Request) -> Response:
         entries, body = await _record(state, "fails-once", request)
         if len(entries) == 1:
@@ -237,6 +247,7 @@ def build_app(state: ServerState) -> Starlette:
             Route("/slow/{key}", slow, methods=["POST"]),
             Route("/error500/{key}", error500, methods=["POST"]),
             Route("/reflect500/{key}", reflect500, methods=["POST"]),
+            Route("/not-json-safe/{key}", not_json_safe, methods=["POST"]),
             Route("/fails-once/{key}", fails_once, methods=["POST"]),
             Route("/auth-check/{scheme:str}/{key}", auth_check, methods=["POST"]),
             Route("/text/{key}", text, methods=["POST"]),
