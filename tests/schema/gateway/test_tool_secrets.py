@@ -151,7 +151,8 @@ def capture_everything(caplog: pytest.LogCaptureFixture) -> None:
 
 async def stored_call(gql: GraphQLClient, call_id: str) -> dict[str, Any]:
     [node] = [node for node in (await call_log(gql))["nodes"] if node["id"] == call_id]
-    return node
+    found: dict[str, Any] = node
+    return found
 
 
 class TestSecretsAreHeaderSafe:
