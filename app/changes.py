@@ -186,6 +186,8 @@ class ChangeRelay:
             return
         self._loop = asyncio.get_running_loop()
         self.feed.add_listener(self._announce)
+        # Changes other replicas made while the bus was cut off were not heard: treat everything as stale.
+        self.bus.on_reconnect(self.feed.bump)
         self._listener = asyncio.create_task(self._listen(), name="catalog-change-relay")
         await self._subscribed.wait()
 

@@ -6,6 +6,7 @@ contract in pyproject.toml): everything else in ``app`` knows nothing of GraphQL
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import time
@@ -39,12 +40,12 @@ from app.db import create_engine, create_session_factory, utcnow
 from app.egress import EgressPolicy, egress_checked_transport
 from app.events.bus import EventBus, InProcessEventBus
 from app.events.redis_bus import RedisEventBus
+from app.events.redis_link import RedisLink
 from app.gateway import metrics
 from app.gateway.call_log import CallLog
 from app.gateway.executors.base import Executor
 from app.gateway.executors.builtin import BuiltinExecutor
 from app.gateway.executors.http import HttpExecutor
-from app.gateway.metrics import REGISTRY as METRICS_REGISTRY
 from app.gateway.quotas import QuotaGuard
 from app.gateway.service import ToolGateway
 from app.http_limits import RequestLimits
@@ -61,6 +62,7 @@ from app.mcp_server.endpoint import McpEndpoint
 from app.mcp_server.notify import ChangeNotifier
 from app.mcp_server.server import build_server as build_mcp_server
 from app.principal import Principal
+from app.prometheus import REGISTRY as METRICS_REGISTRY
 from app.runtime.driver import StageSink
 from app.runtime.model import ModelClient
 from app.runtime.prompt import PromptBuilder, PromptSettings
@@ -99,6 +101,7 @@ class Services:
     model_client: ModelClient | None
     call_log: CallLog
     changes: ChangeRelay
+    redis: RedisLink | None
 
     async def start(self) -> None:
         """What needs a running event loop: hearing of other replicas' catalog changes."""
@@ -114,6 +117,8 @@ class Services:
         await self.call_log.close()
         await self.changes.close()
         await self.bus.close()
+        if self.redis is not None:
+            await self.redis.close()
         await self.mcp_pool.close()
         await self.http_client.aclose()
         await self.engine.dispose()
@@ -279,7 +284,9 @@ def build_services(settings: Settings) -> Services:
         transport=egress_checked_transport(egress, httpx.Limits(max_connections=200, max_keepalive_connections=50)),
         trust_env=False,
     )
-    bus: EventBus = RedisEventBus(settings.redis_url) if settings.redis_url else InProcessEventBus()
+    # One view of Redis for the bus, the rate limiter and /healthz: none of them waits on a dead one.
+    redis_link = RedisLink(settings.redis_url) if settings.redis_url else None
+    bus: EventBus = RedisEventBus(redis_link.url, link=redis_link) if redis_link else InProcessEventBus()
     builtins = BuiltinExecutor()
     # One live MCP session per server, reused by every call and by discovery.
     mcp_pool = McpSessionPool(secret_box, egress)
@@ -291,7 +298,7 @@ def build_services(settings: Settings) -> Services:
     quotas = QuotaGuard(
         default_rate_limit=settings.tool_rate_limit,
         default_max_concurrency=settings.tool_max_concurrency,
-        redis_url=settings.redis_url,
+        redis=redis_link,
     )
     call_log = CallLog(engine)
     gateway = ToolGateway(
@@ -375,6 +382,7 @@ def build_services(settings: Settings) -> Services:
         model_client=model_client,
         call_log=call_log,
         changes=ChangeRelay(bus),
+        redis=redis_link,
     )
 
 
@@ -459,12 +467,37 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
         return Response(generate_latest(METRICS_REGISTRY), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/healthz", include_in_schema=False)
-    async def healthz() -> dict[str, Any]:
-        async with services.session_factory() as session:
-            await session.execute(text("SELECT 1"))
-        return {"status": "ok"}
+    async def healthz() -> JSONResponse:
+        return await health_response(services)
 
     return app
+
+
+HEALTH_DATABASE_TIMEOUT_S = 5.0
+
+
+async def health_response(services: Services) -> JSONResponse:
+    """``/healthz``: 200 while this replica can answer calls, 503 when it cannot.
+
+    The database is required: without it, 503 ``down``. Redis is not (calls go on without
+    it): unreachable, the answer is still 200, with ``status: degraded`` and the reason, so
+    a load balancer keeps every replica of a fleet whose shared Redis is away.
+    """
+    checks: dict[str, Any] = {}
+    try:
+        async with asyncio.timeout(HEALTH_DATABASE_TIMEOUT_S), services.session_factory() as session:
+            await session.execute(text("SELECT 1"))
+        checks["database"] = {"status": "ok"}
+    except Exception as error:
+        logger.warning("healthz: the database does not answer", exc_info=True)
+        checks["database"] = {"status": "unreachable", "reason": type(error).__name__}
+    if services.redis is not None:
+        await services.redis.probe()
+        checks["redis"] = services.redis.status()
+    if checks["database"]["status"] != "ok":
+        return JSONResponse({"status": "down", "checks": checks}, status_code=503)
+    degraded = any(check["status"] != "ok" for check in checks.values())
+    return JSONResponse({"status": "degraded" if degraded else "ok", "checks": checks})
 
 
 def build_mcp_endpoint(services: Services, keys: KeyCache) -> McpEndpoint:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
@@ -56,9 +56,14 @@ class Subscription:
 
 
 class EventBus(Protocol):
-    async def publish(self, topic: str, event: Event) -> None: ...
+    async def publish(self, topic: str, event: Event) -> None:
+        """Deliver to the topic's subscribers; never raises and never waits on another process."""
 
     def subscribe(self, topic: str, *, queue_size: int = DEFAULT_QUEUE_SIZE) -> Any: ...
+
+    def on_reconnect(self, listener: Callable[[], None]) -> None:
+        """``listener`` is called when the bus hears other processes again after an outage
+        (what they published meanwhile was missed)."""
 
     async def close(self) -> None: ...
 
@@ -89,6 +94,9 @@ class InProcessEventBus:
 
     def subscriber_count(self, topic: str) -> int:
         return len(self._subscribers.get(topic, ()))
+
+    def on_reconnect(self, listener: Callable[[], None]) -> None:
+        """One process hears everything: never disconnected."""
 
     async def close(self) -> None:
         for subscriptions in self._subscribers.values():

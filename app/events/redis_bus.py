@@ -1,41 +1,138 @@
 """Redis pub/sub EventBus: a subscriber on replica A sees events published on replica B.
 
+Redis is never on the path of a result. ``publish`` delivers to this process's
+subscribers at once and leaves the event in a bounded outbox that a background task
+sends to Redis (in pipelined batches); it never waits on Redis and never raises. While
+Redis is unreachable the outbox holds up to ``OUTBOX_LIMIT`` events, then drops the
+oldest (a WARNING and ``quiver_events_dropped_total``); what it holds is sent when Redis
+answers again. Subscribers elsewhere reconcile from the database, which holds the record.
+
 One Redis connection listens for the whole process; its messages are fanned out
-in-process to bounded per-subscriber queues, exactly like the in-process bus.
+in-process to bounded per-subscriber queues, exactly like the in-process bus. A message
+this process published itself is skipped (it was delivered locally already). When the
+listening connection is lost the bus reconnects and subscribes again once Redis answers,
+and tells its ``on_reconnect`` listeners (what was published meanwhile was missed).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
-from collections.abc import AsyncIterator
+import secrets
+from collections import deque
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
-import redis.asyncio as redis
+from prometheus_client import Counter, Gauge
+from redis.asyncio.client import PubSub
 
 from app.events.bus import DEFAULT_QUEUE_SIZE, Event, InProcessEventBus, Subscription
+from app.events.redis_link import COMMAND_TIMEOUT_S, REDIS_ERRORS, RedisLink
+from app.prometheus import REGISTRY
 
 logger = logging.getLogger(__name__)
 
 CHANNEL_PREFIX = "quiver:"
+#: Events kept for Redis while it is unreachable; past it the oldest are dropped.
+OUTBOX_LIMIT = 1000
+#: Events sent to Redis per round trip.
+BATCH_SIZE = 200
+#: How long ``close`` waits for the outbox to reach a live Redis.
+FLUSH_TIMEOUT_S = 5.0
+
+DROPPED = Counter(
+    "quiver_events_dropped_total",
+    "Events not sent to other replicas: Redis was unreachable and the outbox full, or the process stopped.",
+    registry=REGISTRY,
+)
+BUFFERED = Gauge("quiver_events_buffered", "Events waiting for Redis in the outbox.", registry=REGISTRY)
 
 
 class RedisEventBus:
-    def __init__(self, url: str) -> None:
-        self._client = redis.from_url(url)
+    def __init__(self, url: str, *, link: RedisLink | None = None) -> None:
+        self.link = link or RedisLink(url)
+        self._owns_link = link is None
+        self._client = self.link.client
         # Pub/sub ignores the database number: put it in the channel so deployments sharing
         # one Redis on different databases never see each other's events.
         self._prefix = f"{CHANNEL_PREFIX}{self._client.connection_pool.connection_kwargs.get('db', 0)}:"
+        self.origin = secrets.token_hex(8)
         self._local = InProcessEventBus()
-        self._pubsub = self._client.pubsub()
         self._channels: dict[str, int] = {}
         self._lock = asyncio.Lock()
+        self._pubsub: PubSub | None = None
+        self._pubsub_generation = 0
+        self._lost_subscription = False
+        self._wanted = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
+        self._outbox: deque[tuple[int, str, str]] = deque()
+        self._sequence = itertools.count()
+        self._pending = asyncio.Event()
+        self._drained = asyncio.Event()
+        self._sender: asyncio.Task[None] | None = None
+        self._dropping = False
+        self._reconnect_listeners: list[Callable[[], None]] = []
+
+    # ------------------------------------------------------------ publishing
 
     async def publish(self, topic: str, event: Event) -> None:
-        await self._client.publish(self._prefix + topic, json.dumps(event, default=str))
+        try:
+            payload = json.dumps({"origin": self.origin, "event": event}, default=str)
+        except (TypeError, ValueError):
+            logger.warning("event on %s cannot be encoded; dropped", topic, exc_info=True)
+            DROPPED.inc()
+            return
+        # What local subscribers get is what the other replicas decode.
+        self._local.deliver(topic, json.loads(payload)["event"])
+        if len(self._outbox) >= OUTBOX_LIMIT:
+            self._outbox.popleft()
+            DROPPED.inc()
+            if not self._dropping:
+                self._dropping = True
+                logger.warning(
+                    "event outbox full (%d events waiting for Redis): dropping the oldest; "
+                    "other replicas' subscribers reconcile from the database",
+                    OUTBOX_LIMIT,
+                )
+        self._outbox.append((next(self._sequence), self._prefix + topic, payload))
+        BUFFERED.set(len(self._outbox))
+        self._drained.clear()
+        self._pending.set()
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.get_running_loop().create_task(self._send(), name="redis-event-bus-sender")
+
+    async def _send(self) -> None:
+        while True:
+            await self._pending.wait()
+            if not self._outbox:
+                self._pending.clear()
+                self._drained.set()
+                continue
+            if not self.link.is_up:
+                await self.link.wait_up()
+                continue
+            batch = list(itertools.islice(self._outbox, BATCH_SIZE))
+            try:
+                async with asyncio.timeout(COMMAND_TIMEOUT_S):
+                    async with self._client.pipeline(transaction=False) as pipe:
+                        for _, channel, payload in batch:
+                            pipe.publish(channel, payload)
+                        await pipe.execute()
+            except REDIS_ERRORS as error:
+                self.link.failed("event bus", error)
+                continue
+            last = batch[-1][0]
+            while self._outbox and self._outbox[0][0] <= last:
+                self._outbox.popleft()
+            BUFFERED.set(len(self._outbox))
+            if self._dropping and len(self._outbox) < OUTBOX_LIMIT // 2:
+                self._dropping = False
+
+    # ------------------------------------------------------------ subscribing
 
     @asynccontextmanager
     async def subscribe(self, topic: str, *, queue_size: int = DEFAULT_QUEUE_SIZE) -> AsyncIterator[Subscription]:
@@ -46,58 +143,156 @@ class RedisEventBus:
         finally:
             await self._unlisten(topic)
 
+    def on_reconnect(self, listener: Callable[[], None]) -> None:
+        """Called when the bus listens again after losing its Redis subscription."""
+        self._reconnect_listeners.append(listener)
+
     async def _listen(self, topic: str) -> None:
+        """Subscribed on Redis before it returns while Redis answers; at once (locally only) while it does not."""
         async with self._lock:
             count = self._channels.get(topic, 0)
-            if count == 0:
-                await self._pubsub.subscribe(self._prefix + topic)
             self._channels[topic] = count + 1
+            if count == 0 and self.link.is_up:
+                try:
+                    async with asyncio.timeout(COMMAND_TIMEOUT_S):
+                        if self._pubsub is None:
+                            await self._connect()
+                        else:
+                            await self._pubsub.subscribe(self._prefix + topic)
+                except REDIS_ERRORS as error:
+                    self.link.failed("event bus subscription", error)
+                    await self._drop_pubsub()
+            self._wanted.set()
             if self._reader is None or self._reader.done():
-                self._reader = asyncio.create_task(self._read(), name="redis-event-bus")
+                self._reader = asyncio.get_running_loop().create_task(self._read(), name="redis-event-bus")
 
     async def _unlisten(self, topic: str) -> None:
         async with self._lock:
             count = self._channels.get(topic, 0) - 1
-            if count <= 0:
-                self._channels.pop(topic, None)
-                with contextlib.suppress(redis.RedisError):
-                    await self._pubsub.unsubscribe(self._prefix + topic)
-            else:
+            if count > 0:
                 self._channels[topic] = count
+                return
+            self._channels.pop(topic, None)
+            if self._pubsub is not None and self.link.is_up:
+                try:
+                    async with asyncio.timeout(COMMAND_TIMEOUT_S):
+                        await self._pubsub.unsubscribe(self._prefix + topic)
+                except REDIS_ERRORS as error:
+                    self.link.failed("event bus subscription", error)
+                    await self._drop_pubsub()
+
+    async def _connect(self) -> None:
+        """A new listening connection subscribed to every wanted topic (the lock held)."""
+        pubsub = self._client.pubsub()
+        try:
+            await pubsub.subscribe(*(self._prefix + topic for topic in self._channels))
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
+            raise
+        self._pubsub = pubsub
+        self._pubsub_generation = self.link.generation
+
+    async def _drop_pubsub(self) -> None:
+        pubsub, self._pubsub = self._pubsub, None
+        if pubsub is None:
+            return
+        self._lost_subscription = True
+        with contextlib.suppress(Exception):
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def _read(self) -> None:
         while True:
+            pubsub = self._pubsub
+            if pubsub is None:
+                await self._resubscribe()
+                continue
             try:
-                message = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-            except redis.RedisError:
-                logger.exception("redis event bus: lost the subscription connection; retrying")
-                await asyncio.sleep(0.5)
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            except REDIS_ERRORS as error:
+                self.link.failed("event bus subscription", error)
+                message = None
+            except Exception:
+                # Not Redis being away: a client bug must not end the listening task for good.
+                logger.exception("redis event bus: reading failed; listening again")
+                async with self._lock:
+                    if self._pubsub is pubsub:
+                        await self._drop_pubsub()
+                await asyncio.sleep(1.0)
                 continue
-            if message is None:
-                if not self._channels:
-                    await asyncio.sleep(0.05)
+            if not self.link.is_up or self.link.generation != self._pubsub_generation:
+                # Redis failed since this connection was made (here or elsewhere): it may be half-dead.
+                async with self._lock:
+                    if self._pubsub is pubsub:
+                        await self._drop_pubsub()
                 continue
-            channel = message["channel"]
-            topic = (channel.decode() if isinstance(channel, bytes) else str(channel))[len(self._prefix) :]
+            if message is not None:
+                self._deliver(message)
+
+    async def _resubscribe(self) -> None:
+        if not self._channels:
+            self._wanted.clear()
+            await self._wanted.wait()
+            return
+        await self.link.wait_up()
+        async with self._lock:
+            if self._pubsub is not None or not self._channels:
+                return
             try:
-                event = json.loads(message["data"])
-            except (TypeError, ValueError):
-                logger.warning("redis event bus: undecodable message on %s", topic)
-                continue
+                async with asyncio.timeout(COMMAND_TIMEOUT_S):
+                    await self._connect()
+            except REDIS_ERRORS as error:
+                self.link.failed("event bus subscription", error)
+                return
+            lost, self._lost_subscription = self._lost_subscription, False
+        if lost:
+            logger.info("redis event bus: subscribed again to %d topics", len(self._channels))
+            for listener in list(self._reconnect_listeners):
+                try:
+                    listener()
+                except Exception:
+                    logger.exception("an event bus reconnect listener failed")
+
+    def _deliver(self, message: dict[str, Any]) -> None:
+        channel = message["channel"]
+        topic = (channel.decode() if isinstance(channel, bytes) else str(channel))[len(self._prefix) :]
+        try:
+            envelope = json.loads(message["data"])
+            origin, event = envelope["origin"], envelope["event"]
+        except (TypeError, ValueError, KeyError):
+            logger.warning("redis event bus: undecodable message on %s", topic)
+            return
+        if origin != self.origin:
             self._local.deliver(topic, event)
 
     def subscriber_count(self, topic: str) -> int:
         return self._local.subscriber_count(topic)
 
     async def ping(self) -> bool:
-        return bool(await self._client.ping())
+        return await self.link.probe()
 
     async def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
+        if self._outbox and self.link.is_up:
+            # Sent, or Redis found away, or out of time: whichever comes first.
+            waits = {asyncio.ensure_future(self._drained.wait()), asyncio.ensure_future(self.link.wait_down())}
+            await asyncio.wait(waits, timeout=FLUSH_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
+            for wait in waits:
+                wait.cancel()
+        if self._outbox:
+            logger.warning("redis event bus: %d events not sent to Redis before closing", len(self._outbox))
+            DROPPED.inc(len(self._outbox))
+            self._outbox.clear()
+            BUFFERED.set(0)
+        for task in (self._sender, self._reader):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
         await self._local.close()
-        with contextlib.suppress(Exception):
-            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
-        await self._client.aclose()
+        async with self._lock:
+            pubsub, self._pubsub = self._pubsub, None
+        if pubsub is not None:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
+        if self._owns_link:
+            await self.link.close()

@@ -10,9 +10,9 @@ import hashlib
 import hmac
 from collections.abc import Callable
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import Counter, Histogram
 
-REGISTRY = CollectorRegistry()
+from app.prometheus import REGISTRY
 
 CALLS = Counter("quiver_tool_calls_total", "Tool calls through the gateway.", ["kind", "tool"], registry=REGISTRY)
 FAILURES = Counter(

@@ -1,5 +1,10 @@
 """Quotas per (space, tool): a rate limit (``limits``; memory, or Redis when configured)
-and a concurrency cap. Both fail fast with RATE_LIMITED rather than queueing."""
+and a concurrency cap. Both fail fast with RATE_LIMITED rather than queueing.
+
+Redis is not on the path of a result: while it is unreachable (see
+:class:`~app.events.redis_link.RedisLink`) each replica counts on its own, in memory,
+with the same limit, and the shared count resumes when Redis answers again.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +12,28 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
-from limits import parse
-from limits.aio.storage import MemoryStorage
+from limits import RateLimitItem, parse
+from limits.aio.storage import MemoryStorage, RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
-from limits.storage import storage_from_string
+from prometheus_client import Counter
 
+from app.events.redis_link import REDIS_ERRORS, RedisLink
 from app.gateway.envelope import RATE_LIMITED, ToolFailure
+from app.prometheus import REGISTRY
 from app.tools.models import ToolDefinition
 
+#: Longest a call waits on the shared limiter before counting on this replica (a healthy Redis answers in ms).
+SHARED_LIMIT_TIMEOUT_S = 1.0
 #: How often the in-process limiter drops expired entries.
 SWEEP_INTERVAL_S = 1.0
+
+LOCAL_FALLBACKS = Counter(
+    "quiver_rate_limit_local_fallbacks_total",
+    "Rate-limit checks counted per replica because the shared (Redis) limiter was unreachable.",
+    registry=REGISTRY,
+)
 
 
 class SweepingMemoryStorage(MemoryStorage):
@@ -41,23 +57,37 @@ class SweepingMemoryStorage(MemoryStorage):
 
 
 class QuotaGuard:
-    def __init__(self, *, default_rate_limit: str, default_max_concurrency: int, redis_url: str | None) -> None:
-        # limits talks to Redis through redis-py (already a dependency) rather than coredis.
-        storage = (
-            storage_from_string(f"async+{redis_url}", implementation="redispy")
-            if redis_url
-            else SweepingMemoryStorage()
-        )
-        self.limiter = MovingWindowRateLimiter(storage)
+    def __init__(
+        self, *, default_rate_limit: str, default_max_concurrency: int, redis: RedisLink | None = None
+    ) -> None:
+        self.local_limiter = MovingWindowRateLimiter(SweepingMemoryStorage())
+        self.shared_limiter: MovingWindowRateLimiter | None = None
+        self.redis = redis
+        if redis is not None:
+            # limits talks to Redis through the link's redis-py pool: its fail-fast time-outs and retries.
+            options: dict[str, Any] = {"connection_pool": redis.client.connection_pool}
+            storage = RedisStorage(f"async+{redis.url}", implementation="redispy", **options)
+            self.shared_limiter = MovingWindowRateLimiter(storage)
         self.default_rate_limit = default_rate_limit
         self.default_max_concurrency = default_max_concurrency
         self._in_flight: dict[tuple[str, str], int] = {}
         self._lock = asyncio.Lock()
 
+    async def _hit(self, limit: RateLimitItem, space_id: str, tool_id: str) -> bool:
+        if self.shared_limiter is not None and self.redis is not None and self.redis.is_up:
+            try:
+                async with asyncio.timeout(SHARED_LIMIT_TIMEOUT_S):
+                    return await self.shared_limiter.hit(limit, "tool", space_id, tool_id)
+            except REDIS_ERRORS as error:
+                self.redis.failed("rate limiter", error)
+        if self.shared_limiter is not None:
+            LOCAL_FALLBACKS.inc()
+        return await self.local_limiter.hit(limit, "tool", space_id, tool_id)
+
     @asynccontextmanager
     async def admit(self, space_id: str, tool: ToolDefinition) -> AsyncIterator[None]:
         limit = parse(tool.rate_limit or self.default_rate_limit)
-        if not await self.limiter.hit(limit, "tool", space_id, tool.tool_id):
+        if not await self._hit(limit, space_id, tool.tool_id):
             raise ToolFailure(
                 RATE_LIMITED,
                 "This tool is being called too often; try again shortly.",

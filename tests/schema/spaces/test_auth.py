@@ -139,7 +139,7 @@ class TestOpenEndpoints:
         response = await http.get("/healthz")
 
         assert response.status_code == 200
-        assert response.json() == {"status": "ok"}
+        assert response.json() == {"status": "ok", "checks": {"database": {"status": "ok"}}}
 
 
 def _websocket_handshake(settings: Settings, payload: dict[str, Any] | None) -> dict[str, Any]:
