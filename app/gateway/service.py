@@ -389,34 +389,37 @@ class ToolGateway:
         self, request: CallRequest, tool: ToolDefinition, merged: dict[str, Any], trace_id: str
     ) -> tuple[Any, ToolFailure | None, int]:
         """Exactly one execution per (space, key): the first caller claims the key,
-        concurrent duplicates wait for its envelope."""
+        concurrent duplicates wait for its envelope. Only the caller that runs the tool
+        takes a quota: duplicates run nothing, so they hold no concurrency slot and use up
+        no rate limit while they wait (if the owner is refused, the key is free again and
+        one of them claims it)."""
         key = request.idempotency_key
         assert key is not None
         fingerprint = request_hash(tool.tool_id, request.arguments)
-        async with self.quotas.admit(request.space_id, tool):
-            while True:
-                if await self._claim(request.space_id, key, tool.tool_id, fingerprint):
-                    break
-                stored = await self._await_stored(request.space_id, key, fingerprint, tool)
-                if stored is not None:
-                    return stored
-            try:
+        while True:
+            if await self._claim(request.space_id, key, tool.tool_id, fingerprint):
+                break
+            stored = await self._await_stored(request.space_id, key, fingerprint, tool)
+            if stored is not None:
+                return stored
+        try:
+            async with self.quotas.admit(request.space_id, tool):
                 data, failure, attempts = await self._run(request, tool, merged, trace_id)
-            except BaseException:
-                await self._release(request.space_id, key)
-                raise
-            if failure is not None and failure.retryable:
-                # A transient failure is not a result: the caller may retry with the same key.
-                await self._release(request.space_id, key)
-            else:
-                envelope = {
-                    "status": "FAILED" if failure else "SUCCESS",
-                    "data": data,
-                    "error": failure.error.as_dict() if failure else None,
-                }
-                async with self.session_factory() as session, session.begin():
-                    await calls_repository.complete_idempotency_key(session, request.space_id, key, envelope)
-            return data, failure, attempts
+        except BaseException:
+            await self._release(request.space_id, key)
+            raise
+        if failure is not None and failure.retryable:
+            # A transient failure is not a result: the caller may retry with the same key.
+            await self._release(request.space_id, key)
+        else:
+            envelope = {
+                "status": "FAILED" if failure else "SUCCESS",
+                "data": data,
+                "error": failure.error.as_dict() if failure else None,
+            }
+            async with self.session_factory() as session, session.begin():
+                await calls_repository.complete_idempotency_key(session, request.space_id, key, envelope)
+        return data, failure, attempts
 
     async def _claim(self, space_id: str, key: str, tool_id: str, fingerprint: str) -> bool:
         now = utcnow()

@@ -223,3 +223,27 @@ class TestConcurrencyCap:
         assert len(await tool_server.requests("count-write", key)) == 2
         # The slot is given back when a call ends.
         assert (await invoke(gql, alpha.id, tool["id"], {"n": 4}))["status"] == "SUCCESS"
+
+
+class TestDuplicatesHoldNoQuota:
+    async def test_fifty_duplicates_of_one_key_run_once_and_none_is_rate_limited(
+        self, gql: GraphQLClient, keys: Keys, tool_server: ToolServer, session_factory: SessionFactory
+    ) -> None:
+        space = await keys.space("alpha")
+        key = fresh("dupes")
+        idempotency_key = fresh("idem")
+        tool = await http_tool(gql, tool_server, f"/count-write/{key}?seconds=0.5", sideEffect="WRITE")
+        # Far fewer slots and calls per minute than duplicates: a waiting duplicate must take neither.
+        await set_tool_columns(session_factory, tool["id"], max_concurrency=2, rate_limit="5/minute")
+
+        envelopes = await asyncio.gather(
+            *(invoke(gql, space.id, tool["id"], {"amount": 1}, idempotency_key=idempotency_key) for _ in range(50))
+        )
+
+        assert [envelope["error"] for envelope in envelopes if envelope["status"] != "SUCCESS"] == []
+        assert sorted(envelope["call"]["attempts"] for envelope in envelopes) == [0] * 49 + [1]
+        assert all(envelope["data"] == {"execution": 1, "received": {"amount": 1}} for envelope in envelopes)
+        assert len(await tool_server.requests("count-write", key)) == 1
+        # The slot and the one hit were the owner's: other calls still fit.
+        others = [await invoke(gql, space.id, tool["id"], {"amount": n}) for n in range(4)]
+        assert [envelope["status"] for envelope in others] == ["SUCCESS"] * 4
