@@ -321,18 +321,22 @@ class TestNeighbours:
         invoke = "mutation($i: InvokeToolInput!) { invokeTool(input: $i) { status error { code } } }"
         worst = ["round(1, -10 ** 7)", "-" * 498 + "1", "9 ** 999", "10 ** 399 * 10 ** 399", "(10 ** 300) ** 2"]
 
-        async def heavy(expression: str) -> str:
+        async def heavy(expression: str) -> tuple[str, str]:
             call = {"spaceId": noisy_space.id, "toolId": "bt_calculator", "arguments": {"expression": expression}}
             answer = (await noisy.execute(invoke, {"i": call}))["invokeTool"]
-            return f"{answer['status']} {answer['error']['code'] if answer['error'] else ''}"
+            return answer["status"], answer["error"]["code"] if answer["error"] else ""
 
-        async def cheap() -> float:
-            started = asyncio.get_running_loop().time()
-            await quiet.execute("query($id: ID!) { space(id: $id) { id } }", {"id": quiet_space.id})
-            return asyncio.get_running_loop().time() - started
+        async def cheap() -> dict[str, Any]:
+            data: dict[str, Any] = await quiet.execute(
+                "query($id: ID!) { space(id: $id) { id } }", {"id": quiet_space.id}
+            )
+            return data
 
         noisy_calls = asyncio.gather(*(heavy(expression) for expression in worst * 4))
-        outcomes, waited = await asyncio.gather(noisy_calls, cheap())
+        outcomes, answered = await asyncio.gather(noisy_calls, cheap())
 
-        assert set(outcomes) == {"FAILED PARAM_INVALID"}
-        assert waited < 2.0, f"the quiet tenant waited {waited:.1f}s"
+        # Each worst case is refused by a bound checked before it could run away (the bounds
+        # themselves are tested in tests/app/gateway/test_builtin_executor.py); how long the
+        # neighbour waits is measured by bench/noisy_neighbour.py, not asserted here.
+        assert set(outcomes) == {("FAILED", "PARAM_INVALID")}
+        assert answered == {"space": {"id": quiet_space.id}}
