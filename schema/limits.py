@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,9 +42,11 @@ from graphql import (
 from strawberry.extensions import FieldExtension, SchemaExtension
 from strawberry.types.base import StrawberryList
 from strawberry.types.field import StrawberryField
+from strawberry.types.graphql import OperationType
 from strawberry.utils.str_converters import to_camel_case
 
 from schema.errors import ClientError, UserError
+from schema.fairness import COSTLY_COST, CostlyOperationGate
 from schema.pagination import MAX_FIRST
 
 #: How many items a list field without ``first`` is assumed to hold.
@@ -160,8 +162,10 @@ class QueryCostLimiter(SchemaExtension):
     Listed after ValidationCache, so it runs once the document is known to be valid.
     """
 
-    def __init__(self, max_cost: int) -> None:
+    def __init__(self, max_cost: int, gate: CostlyOperationGate | None = None) -> None:
         self.max_cost = max_cost
+        self.gate = gate
+        self.cost = 0
 
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context
@@ -171,6 +175,7 @@ class QueryCostLimiter(SchemaExtension):
         cost = operation_cost(
             context.schema._schema, context.graphql_document, context.operation_name, context.variables
         )
+        self.cost = cost
         if cost > self.max_cost:
             context.pre_execution_errors = [
                 GraphQLError(
@@ -180,6 +185,23 @@ class QueryCostLimiter(SchemaExtension):
                 )
             ]
         yield
+
+    async def on_execute(self) -> AsyncIterator[None]:
+        """A costly query runs once its tenant's earlier costly ones are done (``schema.fairness``).
+        Not mutations or subscriptions: they wait on tools, models and events, not the loop."""
+        context = self.execution_context
+        if self.gate is None or self.cost < COSTLY_COST or context.operation_type is not OperationType.QUERY:
+            yield
+            return
+        async with self.gate.turn(_tenant(context.context)):
+            yield
+
+
+def _tenant(context: Any) -> str:
+    principal = getattr(context, "viewer", None)
+    if principal is None:
+        return "anonymous"
+    return str(principal.space_id or f"key:{principal.key_id}")
 
 
 # ------------------------------------------------------------------ text inputs

@@ -24,7 +24,7 @@ from app.config import Settings
 from schema.agents.schema import AgentsMutation, AgentsQuery
 from schema.catalog import CatalogMutation, CatalogQuery
 from schema.errors import ClientError, MaskUnexpectedErrors
-from schema.execution import FastExecutionContext
+from schema.fairness import CostlyOperationGate, TimeSlicedExecutor
 from schema.gateway.schema import GatewayMutation, GatewayQuery, GatewaySubscription
 from schema.knowledge.schema import (
     KnowledgeDocumentMutation,
@@ -184,13 +184,16 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             other=settings.max_text_chars,
         ),
     )
+    # One line per tenant for costly queries, shared by every request this schema serves.
+    gate = CostlyOperationGate()
     schema = QuiverSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
         config=StrawberryConfig(auto_camel_case=True),
-        # Plain scalar fields are read in place, not through a resolver each (schema/execution.py).
-        execution_context_class=FastExecutionContext,
+        # Plain scalar fields are read in place, not through a resolver each (schema/execution.py),
+        # and long lists are completed in slices that let other requests in (schema/fairness.py).
+        execution_context_class=TimeSlicedExecutor,
         extensions=[
             lambda: AddValidationRules(limit_rules),
             lambda: MaxTokensLimiter(max_token_count=settings.graphql_max_tokens),
@@ -199,7 +202,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             lambda: ParserCache(maxsize=256),
             lambda: ValidationCache(maxsize=256),
             # After validation, which it relies on.
-            lambda: QueryCostLimiter(max_cost=settings.graphql_max_cost),
+            lambda: QueryCostLimiter(max_cost=settings.graphql_max_cost, gate=gate),
         ],
     )
     schema.timeout_s = settings.graphql_timeout_s
