@@ -29,6 +29,8 @@ from tests.support.redis_server import RedisServer, redis_server
 from tests.test_replicas import ADMIN_TOKEN, _graphql, _serve, _wait_healthy
 
 RECOVERY_WAIT_S = 30.0
+#: Migrating a fresh database and loading the embedding model, on a machine under heavy load.
+STARTUP_WAIT_S = 240.0
 CALLS = 20
 
 INVOKE_TOOL = """mutation Call($input: InvokeToolInput!) { invokeTool(input: $input) {
@@ -148,7 +150,7 @@ class TestServeThroughARedisOutage:
             port, log = free_port(), tmp_path / "serve.log"
             process = _serve(port, _environment(tmp_path, server.url, model_server), log)
             try:
-                _wait_healthy(port, process, log)
+                _wait_healthy(port, process, log, timeout_s=STARTUP_WAIT_S)
                 asyncio.run(self._outage(port, server, model_server))
             finally:
                 _stop_gracefully(process)
@@ -241,7 +243,7 @@ class TestServeThroughARedisOutage:
             port, log = free_port(), tmp_path / "serve.log"
             process = _serve(port, _environment(tmp_path, server.url, model_server), log)
             try:
-                _wait_healthy(port, process, log)
+                _wait_healthy(port, process, log, timeout_s=STARTUP_WAIT_S)
                 asyncio.run(self._down_from_the_start(port, server))
             finally:
                 _stop_gracefully(process)

@@ -232,7 +232,10 @@ class TestDuplicatesHoldNoQuota:
         space = await keys.space("alpha")
         key = fresh("dupes")
         idempotency_key = fresh("idem")
-        tool = await http_tool(gql, tool_server, f"/count-write/{key}?seconds=0.5", sideEffect="WRITE")
+        # No retry and a time-out far above the tool's half second: one execution, however loaded the machine.
+        tool = await http_tool(
+            gql, tool_server, f"/count-write/{key}?seconds=0.5", sideEffect="WRITE", timeoutMs=15000, maxRetries=0
+        )
         # Far fewer slots and calls per minute than duplicates: a waiting duplicate must take neither.
         await set_tool_columns(session_factory, tool["id"], max_concurrency=2, rate_limit="5/minute")
 
