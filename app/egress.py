@@ -198,72 +198,54 @@ async def connect_checked(
     raise failure
 
 
-class EgressCheckedBackend(httpcore.AsyncNetworkBackend):
-    """httpcore's network backend, connecting only to addresses the policy allows: the host is
-    resolved once, checked, and the connection made to a checked address. TLS still verifies
-    the host name (httpcore takes the server name from the URL, not from the address)."""
+class _CheckedBackendBase:
+    """A connection pool's network backend, connecting only to addresses the policy allows: the
+    host is resolved once, checked, and the connection made to a checked address. TLS still
+    verifies the host name (the pool takes the server name from the URL, not from the address).
+    The pool library (httpcore, or httpcore2 under the ``mcp`` SDK) is named by the subclass."""
 
-    def __init__(self, policy: EgressPolicy, inner: httpcore.AsyncNetworkBackend | None = None) -> None:
+    library: ModuleType
+
+    def __init__(self, policy: EgressPolicy, inner: typing.Any = None) -> None:
         self.policy = policy
-        self.inner = inner or httpcore.AnyIOBackend()
+        self.inner = inner or self.library.AnyIOBackend()
 
     async def connect_tcp(
         self,
         host: str,
         port: int,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        timeout: float | None = None,  # noqa: ASYNC109 - the pool's interface
         local_address: str | None = None,
-        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        async def connect(address: str) -> httpcore.AsyncNetworkStream:
+        socket_options: typing.Iterable[typing.Any] | None = None,
+    ) -> typing.Any:
+        async def connect(address: str) -> typing.Any:
             return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
 
-        return await connect_checked(self.policy, host, port, connect, (httpcore.ConnectError, httpcore.ConnectTimeout))
+        errors = (self.library.ConnectError, self.library.ConnectTimeout)
+        return await connect_checked(self.policy, host, port, connect, errors)
 
     async def connect_unix_socket(
         self,
         path: str,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
-        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
+        timeout: float | None = None,  # noqa: ASYNC109 - the pool's interface
+        socket_options: typing.Iterable[typing.Any] | None = None,
+    ) -> typing.Any:
         raise EgressDeniedError("Unix sockets are not reachable through the egress policy")
 
     async def sleep(self, seconds: float) -> None:
         await self.inner.sleep(seconds)
 
 
-class EgressCheckedBackend2(httpcore2.AsyncNetworkBackend):
+class EgressCheckedBackend(_CheckedBackendBase, httpcore.AsyncNetworkBackend):
+    """httpcore's network backend, egress-checked (under the shared httpx client)."""
+
+    library = httpcore
+
+
+class EgressCheckedBackend2(_CheckedBackendBase, httpcore2.AsyncNetworkBackend):
     """:class:`EgressCheckedBackend` for httpcore2, under the ``mcp`` SDK's httpx2 clients."""
 
-    def __init__(self, policy: EgressPolicy, inner: httpcore2.AsyncNetworkBackend | None = None) -> None:
-        self.policy = policy
-        self.inner = inner or httpcore2.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore2's interface
-        local_address: str | None = None,
-        socket_options: typing.Iterable[httpcore2.SOCKET_OPTION] | None = None,
-    ) -> httpcore2.AsyncNetworkStream:
-        async def connect(address: str) -> httpcore2.AsyncNetworkStream:
-            return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
-
-        return await connect_checked(
-            self.policy, host, port, connect, (httpcore2.ConnectError, httpcore2.ConnectTimeout)
-        )
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore2's interface
-        socket_options: typing.Iterable[httpcore2.SOCKET_OPTION] | None = None,
-    ) -> httpcore2.AsyncNetworkStream:
-        raise EgressDeniedError("Unix sockets are not reachable through the egress policy")
-
-    async def sleep(self, seconds: float) -> None:
-        await self.inner.sleep(seconds)
+    library = httpcore2
 
 
 # The transport errors both library pairs (httpcore/httpx, httpcore2/httpx2) name alike: a
@@ -312,12 +294,16 @@ HTTPX_ERRORS = ErrorMap(httpcore, httpx)
 HTTPX2_ERRORS = ErrorMap(httpcore2, httpx2)
 
 
-class _PoolStream(httpx.AsyncByteStream):
+class _PoolStreamBase:
+    """A pool response's body with the pool's errors raised as the client library's."""
+
+    errors: ErrorMap
+
     def __init__(self, inner: typing.AsyncIterable[bytes]) -> None:
         self.inner = inner
 
     async def __aiter__(self) -> typing.AsyncIterator[bytes]:
-        with HTTPX_ERRORS.mapped():
+        with self.errors.mapped():
             async for part in self.inner:
                 yield part
 
@@ -327,91 +313,76 @@ class _PoolStream(httpx.AsyncByteStream):
             await close()
 
 
-class CheckedTransport(httpx.AsyncBaseTransport):
-    """An httpx transport over an httpcore connection pool whose network backend is egress-checked.
+class _PoolStream(_PoolStreamBase, httpx.AsyncByteStream):
+    errors = HTTPX_ERRORS
+
+
+class _PoolStream2(_PoolStreamBase, httpx2.AsyncByteStream):
+    errors = HTTPX2_ERRORS
+
+
+class _PoolTransportBase:
+    """A client transport over a connection pool whose network backend is egress-checked.
 
     Both libraries' public API only: httpx's own transport builds its pool itself and takes no
-    network backend, so this one does what it does with a pool it is given.
+    network backend, so this one does what it does with a pool it is given. The pair of
+    libraries (httpcore/httpx, or httpcore2/httpx2 under the ``mcp`` SDK) is named by the
+    subclass.
     """
 
-    def __init__(self, pool: httpcore.AsyncConnectionPool) -> None:
+    pool_library: ModuleType
+    client_library: ModuleType
+    stream_class: type[_PoolStreamBase]
+
+    def __init__(self, pool: typing.Any) -> None:
         self.pool = pool
+
+    async def _forward(self, request: typing.Any) -> typing.Any:
+        assert isinstance(request.stream, self.client_library.AsyncByteStream)
+        pool_request = self.pool_library.Request(
+            method=request.method,
+            url=self.pool_library.URL(
+                scheme=request.url.raw_scheme,
+                host=request.url.raw_host,
+                port=request.url.port,
+                target=request.url.raw_path,
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
+        with self.stream_class.errors.mapped():
+            response = await self.pool.handle_async_request(pool_request)
+        assert isinstance(response.stream, typing.AsyncIterable)
+        return self.client_library.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=self.stream_class(response.stream),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()
+
+
+class CheckedTransport(_PoolTransportBase, httpx.AsyncBaseTransport):
+    """An httpx transport over an egress-checked httpcore connection pool."""
+
+    pool_library, client_library, stream_class = httpcore, httpx, _PoolStream
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        assert isinstance(request.stream, httpx.AsyncByteStream)
-        pool_request = httpcore.Request(
-            method=request.method,
-            url=httpcore.URL(
-                scheme=request.url.raw_scheme,
-                host=request.url.raw_host,
-                port=request.url.port,
-                target=request.url.raw_path,
-            ),
-            headers=request.headers.raw,
-            content=request.stream,
-            extensions=request.extensions,
-        )
-        with HTTPX_ERRORS.mapped():
-            response = await self.pool.handle_async_request(pool_request)
-        assert isinstance(response.stream, typing.AsyncIterable)
-        return httpx.Response(
-            status_code=response.status,
-            headers=response.headers,
-            stream=_PoolStream(response.stream),
-            extensions=response.extensions,
-        )
-
-    async def aclose(self) -> None:
-        await self.pool.aclose()
+        response: httpx.Response = await self._forward(request)
+        return response
 
 
-class _PoolStream2(httpx2.AsyncByteStream):
-    def __init__(self, inner: typing.AsyncIterable[bytes]) -> None:
-        self.inner = inner
-
-    async def __aiter__(self) -> typing.AsyncIterator[bytes]:
-        with HTTPX2_ERRORS.mapped():
-            async for part in self.inner:
-                yield part
-
-    async def aclose(self) -> None:
-        close = getattr(self.inner, "aclose", None)
-        if close is not None:
-            await close()
-
-
-class CheckedTransport2(httpx2.AsyncBaseTransport):
+class CheckedTransport2(_PoolTransportBase, httpx2.AsyncBaseTransport):
     """:class:`CheckedTransport` for httpx2 over httpcore2 (the ``mcp`` SDK's HTTP library)."""
 
-    def __init__(self, pool: httpcore2.AsyncConnectionPool) -> None:
-        self.pool = pool
+    pool_library, client_library, stream_class = httpcore2, httpx2, _PoolStream2
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        assert isinstance(request.stream, httpx2.AsyncByteStream)
-        pool_request = httpcore2.Request(
-            method=request.method,
-            url=httpcore2.URL(
-                scheme=request.url.raw_scheme,
-                host=request.url.raw_host,
-                port=request.url.port,
-                target=request.url.raw_path,
-            ),
-            headers=request.headers.raw,
-            content=request.stream,
-            extensions=request.extensions,
-        )
-        with HTTPX2_ERRORS.mapped():
-            response = await self.pool.handle_async_request(pool_request)
-        assert isinstance(response.stream, typing.AsyncIterable)
-        return httpx2.Response(
-            status_code=response.status,
-            headers=response.headers,
-            stream=_PoolStream2(response.stream),
-            extensions=response.extensions,
-        )
-
-    async def aclose(self) -> None:
-        await self.pool.aclose()
+        response: httpx2.Response = await self._forward(request)
+        return response
 
 
 def egress_checked_transport(
