@@ -20,6 +20,9 @@ class Settings(BaseSettings):
     admin_token: str | None = None
     secret_key: str | None = None
     redis_url: str | None = None
+    # Set by `quiver serve --workers N` (N > 1) without Redis, for its workers: the supervisor's
+    # event broker (app.events.local_broker) on a Unix socket, which carries what Redis would.
+    event_broker_url: str | None = None
 
     skill_prompt_max_chars: int = 2000
     # Skills: an agent with more bound skills than this gets only the best matches for

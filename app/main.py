@@ -10,6 +10,7 @@ import asyncio
 import gc
 import hmac
 import logging
+import os
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -255,20 +256,45 @@ class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
         return acknowledged
 
 
-async def prepare_database(services: Services) -> str | None:
+async def prepare_database(settings: Settings, session_factory: async_sessionmaker[AsyncSession]) -> str | None:
     """Migrate to head, load the builtin catalog and make sure an admin key exists.
 
     Returns a newly created admin key (first run only), to be printed once.
     """
     from app.migrate import upgrade_async
 
-    await upgrade_async(services.settings.database_url)
-    async with services.session_factory() as session, session.begin():
+    await upgrade_async(settings.database_url)
+    async with session_factory() as session, session.begin():
         await load_builtin_catalog(session)
-        if services.settings.admin_token:
-            await spaces_service.ensure_admin_token(session, services.settings.admin_token)
+        if settings.admin_token:
+            await spaces_service.ensure_admin_token(session, settings.admin_token)
             return None
         return await spaces_service.create_first_admin_key(session)
+
+
+async def prepare_once(settings: Settings) -> None:
+    """What `quiver serve --workers N` does once, in the supervisor, before starting its workers:
+    migrations, the builtin catalog, the first admin key (printed here, once) and, on SQLite
+    without QUIVER_SECRET_KEY, the generated secret key file the workers then all read."""
+    load_secret_box(settings)
+    watch_catalog_commits()
+    engine = create_engine(settings.database_url)
+    try:
+        new_key = await prepare_database(settings, create_session_factory(engine))
+    finally:
+        await engine.dispose()
+    if new_key:
+        print_first_admin_key(new_key)
+
+
+def create_worker_app() -> FastAPI:
+    """One worker of `quiver serve --workers N` (uvicorn's factory, in a process of its own): the
+    supervisor prepared the database; each worker warms its own models up."""
+    from app.logging import configure_logging
+
+    settings = Settings()
+    configure_logging(settings.log_level)
+    return create_app(settings, prepare=False, warm_up=True)
 
 
 def build_services(settings: Settings) -> Services:
@@ -286,7 +312,9 @@ def build_services(settings: Settings) -> Services:
         trust_env=False,
     )
     # One view of Redis for the bus, the rate limiter and /healthz: none of them waits on a dead one.
-    redis_link = RedisLink(settings.redis_url) if settings.redis_url else None
+    # Without Redis, the workers of one `quiver serve --workers N` share their supervisor's broker instead.
+    events_url = settings.redis_url or settings.event_broker_url
+    redis_link = RedisLink(events_url) if events_url else None
     bus: EventBus = RedisEventBus(redis_link.url, link=redis_link) if redis_link else InProcessEventBus()
     builtins = BuiltinExecutor()
     # One live MCP session per server, reused by every call and by discovery.
@@ -299,7 +327,8 @@ def build_services(settings: Settings) -> Services:
     quotas = QuotaGuard(
         default_rate_limit=settings.tool_rate_limit,
         default_max_concurrency=settings.tool_max_concurrency,
-        redis=redis_link,
+        # The local broker carries events only: without Redis each worker counts its own rate limits.
+        redis=redis_link if settings.redis_url else None,
     )
     call_log = CallLog(engine)
     gateway = ToolGateway(
@@ -398,8 +427,9 @@ def _otel_sink(settings: Settings) -> StageSink | None:
     )
 
 
-def create_app(settings: Settings | None = None, *, prepare: bool = False) -> FastAPI:
-    """The ASGI app. With ``prepare``, the lifespan migrates and loads the catalog first."""
+def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_up: bool | None = None) -> FastAPI:
+    """The ASGI app. With ``prepare``, the lifespan migrates and loads the catalog first; with
+    ``warm_up`` (default: as ``prepare``) it loads a local embedding model before serving."""
     settings = settings or Settings()
     services = build_services(settings)
     keys = KeyCache(services.engine, services.session_factory, settings.catalog_cache_ttl_s)
@@ -409,9 +439,10 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False) -> Fa
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await services.start()
         if prepare:
-            new_key = await prepare_database(services)
+            new_key = await prepare_database(settings, services.session_factory)
             if new_key:
                 print_first_admin_key(new_key)
+        if prepare if warm_up is None else warm_up:
             # A local embedding model takes seconds to load: before the first request, not in it.
             await services.knowledge.warm_up()
         # Leases on this replica's runs, and the sweep continuing the runs of replicas that are
@@ -495,11 +526,13 @@ async def health_response(services: Services) -> JSONResponse:
         checks["database"] = {"status": "unreachable", "reason": type(error).__name__}
     if services.redis is not None:
         await services.redis.probe()
-        checks["redis"] = services.redis.status()
+        checks["redis" if services.settings.redis_url else "eventBroker"] = services.redis.status()
+    # Which process answered: with `quiver serve --workers N`, one of N sharing the port.
+    worker = os.getpid()
     if checks["database"]["status"] != "ok":
-        return JSONResponse({"status": "down", "checks": checks}, status_code=503)
+        return JSONResponse({"status": "down", "checks": checks, "worker": worker}, status_code=503)
     degraded = any(check["status"] != "ok" for check in checks.values())
-    return JSONResponse({"status": "degraded" if degraded else "ok", "checks": checks})
+    return JSONResponse({"status": "degraded" if degraded else "ok", "checks": checks, "worker": worker})
 
 
 def freeze_startup_objects() -> None:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import shutil
+import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -42,31 +46,77 @@ def _configure_logging(settings: Settings) -> None:
     configure_logging(settings.log_level)
 
 
+MAX_WORKERS = 64
+#: How long a busy worker may take to answer its supervisor's health check before it is replaced.
+WORKER_HEALTHCHECK_TIMEOUT_S = 30
+
+
 @cli.command()
 def serve(
     host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
     port: int = typer.Option(8000, help="Port to listen on."),
+    workers: int = typer.Option(
+        1,
+        min=1,
+        max=MAX_WORKERS,
+        help="Worker processes sharing the port; events reach every worker (over Redis, else a local broker).",
+    ),
 ) -> None:
     """Migrate the database, load the builtin catalog and serve GraphQL at /graphql."""
     import uvicorn
 
-    from app.main import create_app
-
     settings = Settings()
     _configure_logging(settings)
-    app = create_app(settings, prepare=True)
-    typer.echo(f"Quiver on http://{host}:{port}/graphql (GraphiQL in a browser), database {settings.database_url}")
-    # permessage-deflate more than doubles the CPU cost of fanning events out to subscribers.
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        log_level=settings.log_level.lower(),
-        log_config=None,
-        ws_per_message_deflate=False,
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_level": settings.log_level.lower(),
+        "log_config": None,
+        # permessage-deflate more than doubles the CPU cost of fanning events out to subscribers.
+        "ws_per_message_deflate": False,
         # Larger WebSocket frames are refused by the server before they are buffered whole.
-        ws_max_size=settings.max_request_bytes,
-    )
+        "ws_max_size": settings.max_request_bytes,
+    }
+    banner = f"Quiver on http://{host}:{port}/graphql (GraphiQL in a browser), database {settings.database_url}"
+    if workers == 1:
+        from app.main import create_app
+
+        app = create_app(settings, prepare=True)
+        typer.echo(banner)
+        uvicorn.run(app, **options)
+        return
+    _serve_workers(settings, workers, banner, options)
+
+
+def _serve_workers(settings: Settings, workers: int, banner: str, options: dict[str, Any]) -> None:
+    """The supervisor: prepares the database once, runs the event broker when there is no Redis,
+    and lets uvicorn start the workers on one shared socket (and replace any that dies)."""
+    import uvicorn
+
+    from app.events.local_broker import LocalBroker
+    from app.main import prepare_once
+
+    asyncio.run(prepare_once(settings))
+    broker: LocalBroker | None = None
+    if not settings.redis_url:
+        # A directory only this user may enter: whoever reaches the socket could publish events.
+        broker = LocalBroker(Path(tempfile.mkdtemp(prefix="quiver-events-")) / "events.sock")
+        broker.start_thread()
+        os.environ["QUIVER_EVENT_BROKER_URL"] = broker.url
+    events = "Redis" if settings.redis_url else "the supervisor's event broker"
+    typer.echo(f"{banner}, {workers} workers, events over {events}")
+    try:
+        uvicorn.run(
+            "app.main:create_worker_app",
+            factory=True,
+            workers=workers,
+            timeout_worker_healthcheck=WORKER_HEALTHCHECK_TIMEOUT_S,
+            **options,
+        )
+    finally:
+        if broker is not None:
+            broker.stop_thread()
+            shutil.rmtree(broker.path.parent, ignore_errors=True)
 
 
 @cli.command()
