@@ -75,6 +75,7 @@ from app.spaces import repository as spaces_repository
 from app.spaces import service as spaces_service
 from schema.context import Context
 from schema.schema import build_schema, export_sdl
+from schema.shared_streams import Frame, SharedStreams, SharingTransportWSHandler
 
 logger = logging.getLogger("quiver")
 
@@ -232,8 +233,13 @@ class AuthMiddleware:
 class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
     keys: KeyCache
     console_files: ConsoleFiles
+    # Alike subscriptions run once and share their encoded frames (schema/shared_streams.py).
+    graphql_transport_ws_handler_class = SharingTransportWSHandler
+    shared_streams: SharedStreams
 
     def encode_json(self, data: object) -> str:
+        if isinstance(data, Frame):
+            return data.text  # encoded once for every member of a shared subscription
         # orjson: a page of 100 tools with every field is ~100 KB of JSON. A str, not bytes:
         # WebSocket messages go out as what this returns, and graphql-transport-ws wants text frames.
         return jsoncodec.dumps(data)
@@ -476,11 +482,13 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
         graphql_ide="graphiql" if settings.graphiql else None,
     )
     router.keys = keys
+    router.shared_streams = SharedStreams()
     console_files = ConsoleFiles()
     router.console_files = console_files
 
     app = FastAPI(title="Quiver", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.services = services
+    app.state.shared_streams = router.shared_streams
     app.include_router(router)
     app.mount("/mcp", mcp_endpoint)
     # Inside the auth check: a request without a valid key is refused before its body is read.

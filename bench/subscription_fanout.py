@@ -10,8 +10,8 @@ server must receive it, then the next call. Delivery latency is measured from th
 call's finish as the server recorded it (``startedAt + latencyMs``) to the moment each
 subscriber's ``recv()`` returned, on the host's wall clock. Run from the repository root::
 
-    .venv/bin/python -m bench.subscription_fanout           # 200 subscribers per bus
-    .venv/bin/python -m bench.subscription_fanout --quick   # 20 subscribers, 20 calls
+    .venv/bin/python -m bench.subscription_fanout           # 10, 100, 200, 1,000 subscribers per bus
+    .venv/bin/python -m bench.subscription_fanout --quick   # 10 then 50 subscribers, 20 calls
 
 See bench/README.md.
 """
@@ -56,6 +56,9 @@ READY_TIMEOUT_S = 60.0
 DELIVERY_TIMEOUT_S = 10.0
 CONNECT_BATCH = 25
 IN_PROCESS, REDIS = "in-process", "redis"
+MAX_SUBSCRIBERS = 5000
+#: Issue #16: p99 delivery latency per number of subscribers, on either bus.
+GOALS_P99_MS = {200: 50.0, 1000: 200.0}
 
 SUBSCRIPTION = (
     "subscription Fanout($spaceId: ID!) "
@@ -238,6 +241,8 @@ class Fanout:
             subscriber.errors.append(f"closed: {closed}")
 
     async def open(self, count: int, compression: str | None) -> None:
+        """Subscribers until there are ``count`` (a level adds to the previous one's)."""
+
         async def one(index: int) -> Subscriber:
             connection = await connect(
                 self.server.ws_url,
@@ -264,11 +269,11 @@ class Fanout:
             )
             return Subscriber(index, connection)
 
-        for start in range(0, count, CONNECT_BATCH):
+        for start in range(len(self.subscribers), count, CONNECT_BATCH):
             batch = await asyncio.gather(*(one(index) for index in range(start, min(start + CONNECT_BATCH, count))))
             self.subscribers.extend(batch)
-        for subscriber in self.subscribers:
-            self.readers.append(asyncio.create_task(self._read(subscriber)))
+            for subscriber in batch:
+                self.readers.append(asyncio.create_task(self._read(subscriber)))
 
     async def close(self) -> None:
         for subscriber in self.subscribers:
@@ -302,6 +307,13 @@ class BusResult:
     errors: list[str] = field(default_factory=list)
     startup_s: float = 0.0
     connect_s: float = 0.0
+
+
+@dataclass
+class Level:
+    subscribers: int
+    results: list[BusResult]
+    load: tuple[float, float]
 
 
 async def invoke(client: httpx.AsyncClient, server: Server) -> tuple[str, float, float]:
@@ -385,37 +397,48 @@ def _summarise(fanout: Fanout, result: BusResult) -> None:
             result.first_ms.append(min(latencies))
 
 
-async def run(args: argparse.Namespace, servers: list[Server]) -> list[BusResult]:
-    results = {server.bus: BusResult(server.bus, args.subscribers) for server in servers}
+async def run(args: argparse.Namespace, servers: list[Server]) -> list[Level]:
+    """Every level in turn, on the same servers: subscribers are added up to each level's count."""
+    levels: list[Level] = []
     async with AsyncExitStack() as stack:
         client = await stack.enter_async_context(httpx.AsyncClient(trust_env=False, timeout=30))
         fanouts: dict[str, Fanout] = {}
         for server in servers:
             server.space_id = await create_space(client, server)
             fanout = Fanout(server)
-            started = time.perf_counter()
-            await fanout.open(args.subscribers, None if args.compression == "none" else args.compression)
-            results[server.bus].connect_s = time.perf_counter() - started
             stack.push_async_callback(fanout.close)
             fanouts[server.bus] = fanout
-        for fanout in fanouts.values():
-            await warm_up(client, fanout)
-        order = [server.bus for server in servers]
         shuffler = random.Random(args.seed)
-        for _ in range(args.calls):
-            shuffler.shuffle(order)
-            for bus in order:
-                fanout = fanouts[bus]
-                call_id, round_trip_ms, response_at = await invoke(client, fanout.server)
-                try:
-                    await asyncio.wait_for(fanout.expect(call_id).wait(), DELIVERY_TIMEOUT_S)
-                    complete = True
-                except TimeoutError:
-                    complete = False
-                results[bus].calls.append(Call(call_id, round_trip_ms, response_at, complete))
-        for bus, fanout in fanouts.items():
-            _summarise(fanout, results[bus])
-    return [results[server.bus] for server in servers]
+        for count in args.levels:
+            results = {server.bus: BusResult(server.bus, count) for server in servers}
+            for server in servers:
+                started = time.perf_counter()
+                await fanouts[server.bus].open(count, None if args.compression == "none" else args.compression)
+                results[server.bus].connect_s = time.perf_counter() - started
+            for fanout in fanouts.values():
+                await warm_up(client, fanout)
+            load_before = load_average()
+            order = [server.bus for server in servers]
+            for _ in range(args.calls):
+                shuffler.shuffle(order)
+                for bus in order:
+                    fanout = fanouts[bus]
+                    call_id, round_trip_ms, response_at = await invoke(client, fanout.server)
+                    try:
+                        await asyncio.wait_for(fanout.expect(call_id).wait(), DELIVERY_TIMEOUT_S)
+                        complete = True
+                    except TimeoutError:
+                        complete = False
+                    results[bus].calls.append(Call(call_id, round_trip_ms, response_at, complete))
+            # Stragglers of the level's last calls (a call not delivered to all in time).
+            await asyncio.sleep(0.2)
+            load_after = load_average()
+            for bus, fanout in fanouts.items():
+                _summarise(fanout, results[bus])
+            level = Level(count, [results[server.bus] for server in servers], (load_before, load_after))
+            levels.append(level)
+            print_level(level)
+    return levels
 
 
 # ------------------------------------------------------------------ report
@@ -435,22 +458,23 @@ def print_method(args: argparse.Namespace) -> None:
         f"tool_rate_limit={BENCH_RATE_LIMIT}"
     )
     print(
-        f"  subscribers: {args.subscribers} per server, all in this process (asyncio, websockets "
+        f"  subscribers: {', '.join(str(level) for level in args.levels)} per server (levels measured in turn, "
+        "each adding to the previous one's), all in this process (asyncio, websockets "
         f"{version('websockets')}, compression={args.compression}), graphql-transport-ws, an ADMIN "
         "key in connection_init, each subscribed to: " + SUBSCRIPTION
     )
     print(
-        f"  calls:       {args.calls} per server, invokeTool(bt_current_time) over HTTP, one at a time: "
+        f"  calls:       {args.calls} per server and level, invokeTool(bt_current_time) over HTTP, one at a time: "
         "the next call starts when every subscriber of that server has the previous one "
         f"(or after {DELIVERY_TIMEOUT_S:g} s); servers interleaved in a shuffled order per round "
-        f"(seed {args.seed}); warm-up first: calls until every subscriber has received one, then 2 more"
+        f"(seed {args.seed}); warm-up first at each level: calls until every subscriber has received one, then 2 more"
     )
     print(
         "  latency:     receipt - finish. finish = the call's startedAt + latencyMs, as the server "
         "recorded them (the executor is done; the gateway then writes the tool_call row, logs, "
         "publishes). receipt = time.time() when the subscriber's recv() returned. Both on this "
         "host's wall clock. Includes: the row write, the bus, the subscription's filter and "
-        "GraphQL serialisation per subscriber, the WebSocket send, and this process's handling "
+        "GraphQL execution and serialisation (once per shared stream), the WebSocket send, and this process's handling "
         "of the sockets before it (one client process reads all of them)"
     )
     print(
@@ -461,15 +485,19 @@ def print_method(args: argparse.Namespace) -> None:
     print()
 
 
-def print_results(results: list[BusResult], load: tuple[float, float]) -> None:
-    print(f"1-minute load average before / after measuring: {load[0]:.2f} / {load[1]:.2f}")
+def print_level(level: Level) -> None:
+    print()
+    print(
+        f"== {level.subscribers} subscribers per server; 1-minute load average before / after measuring: "
+        f"{level.load[0]:.2f} / {level.load[1]:.2f}"
+    )
     header = (
         f"  {'bus':<11} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}   {'first p50':>9} {'last p50':>9} "
         f"{'last p99':>9}   {'invokeTool p50':>14}   delivered"
     )
     print(header)
     print("  " + "-" * (len(header) - 2))
-    for result in results:
+    for result in level.results:
         if not result.latencies_ms:
             print(f"  {result.bus:<11} no deliveries")
             continue
@@ -482,7 +510,7 @@ def print_results(results: list[BusResult], load: tuple[float, float]) -> None:
             f"{percentile([call.round_trip_ms for call in result.calls], 0.5):>14.2f}   "
             f"{len(result.latencies_ms)}/{expected}"
         )
-    by_bus = {result.bus: result for result in results}
+    by_bus = {result.bus: result for result in level.results}
     if IN_PROCESS in by_bus and REDIS in by_bus and by_bus[IN_PROCESS].latencies_ms and by_bus[REDIS].latencies_ms:
         local, remote = by_bus[IN_PROCESS], by_bus[REDIS]
         print(
@@ -494,16 +522,64 @@ def print_results(results: list[BusResult], load: tuple[float, float]) -> None:
             "redis - in-process p50 "
             f"{percentile(remote.latencies_ms, 0.5) - percentile(local.latencies_ms, 0.5):+.2f} ms"
         )
-    for result in results:
+    for result in level.results:
         notes = [
-            f"connect {result.subscribers} subscribers {result.connect_s:.1f} s",
-            f"{result.before_response} deliveries arrived before the invoker had its HTTP response",
+            f"connect {result.connect_s:.1f} s",
+            f"{result.before_response} deliveries before the invoker had its HTTP response",
             f"{result.missing} missing, {result.duplicates} duplicates",
             f"{sum(not call.complete for call in result.calls)} calls not delivered to all in {DELIVERY_TIMEOUT_S:g} s",
         ]
         if result.errors:
             notes.append(f"{len(result.errors)} subscriber errors, first: {result.errors[0]}")
         print(f"  {result.bus}: " + "; ".join(notes))
+    goal = GOALS_P99_MS.get(level.subscribers)
+    if goal is not None:
+        verdicts = [
+            f"{result.bus} p99 {percentile(result.latencies_ms, 0.99):.1f} ms "
+            f"{'<' if percentile(result.latencies_ms, 0.99) < goal else '>='} {goal:g} ms"
+            for result in level.results
+            if result.latencies_ms
+        ]
+        print("  goal (issue #16): " + "; ".join(verdicts))
+
+
+def print_growth(levels: list[Level]) -> None:
+    """How each figure moves with the number of subscribers, against linear growth."""
+    if len(levels) < 2:
+        return
+    print()
+    print("== cost as subscribers grow (ratios to the smallest level; linear growth = the subscriber ratio)")
+    base = levels[0]
+    header = (
+        f"  {'bus':<11} {'subscribers':>11} {'x subs':>7}   {'p50 x':>7} {'p99 x':>7} {'last p50 x':>10}   "
+        f"{'last p50 / subscriber':>21}"
+    )
+    print(header)
+    print("  " + "-" * (len(header) - 2))
+    buses = [result.bus for result in base.results]
+    for bus in buses:
+        first = next(result for result in base.results if result.bus == bus)
+        if not first.latencies_ms:
+            continue
+        for level in levels:
+            result = next(result for result in level.results if result.bus == bus)
+            if not result.latencies_ms:
+                continue
+            print(
+                f"  {bus:<11} {level.subscribers:>11} {level.subscribers / base.subscribers:>7.1f}   "
+                f"{percentile(result.latencies_ms, 0.5) / percentile(first.latencies_ms, 0.5):>7.2f} "
+                f"{percentile(result.latencies_ms, 0.99) / percentile(first.latencies_ms, 0.99):>7.2f} "
+                f"{percentile(result.last_ms, 0.5) / percentile(first.last_ms, 0.5):>10.2f}   "
+                f"{percentile(result.last_ms, 0.5) * 1000 / level.subscribers:>18.1f} us"
+            )
+        top = next(result for result in levels[-1].results if result.bus == bus)
+        if top.latencies_ms:
+            growth = percentile(top.last_ms, 0.5) / percentile(first.last_ms, 0.5)
+            scale = levels[-1].subscribers / base.subscribers
+            print(
+                f"  {bus}: slowest subscriber p50 grew {growth:.1f}x for {scale:.0f}x the subscribers: "
+                f"{'no faster than linear' if growth <= scale else 'FASTER than linear'}"
+            )
 
 
 # ------------------------------------------------------------------ entry point
@@ -511,9 +587,15 @@ def print_results(results: list[BusResult], load: tuple[float, float]) -> None:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--subscribers", type=int, default=None, help="per server (default 200, quick 20)")
-    parser.add_argument("--calls", type=int, default=None, help="measured calls per server (default 100, quick 20)")
-    parser.add_argument("--quick", action="store_true", help="20 subscribers, 20 calls")
+    parser.add_argument(
+        "--subscribers",
+        default=None,
+        help="comma-separated subscriber levels per server, measured in turn (default 10,100,200,1000; quick 10,50)",
+    )
+    parser.add_argument(
+        "--calls", type=int, default=None, help="measured calls per server and level (default 50, quick 20)"
+    )
+    parser.add_argument("--quick", action="store_true", help="10 then 50 subscribers, 20 calls")
     parser.add_argument("--buses", default="in-process,redis", help="comma-separated: in-process, redis")
     parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL, help="Redis for the redis bus (default: %(default)s)")
     parser.add_argument(
@@ -525,11 +607,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=20240601, help="seed of the per-round server order")
     args = parser.parse_args(argv)
     if args.subscribers is None:
-        args.subscribers = 20 if args.quick else 200
+        args.subscribers = "10,50" if args.quick else "10,100,200,1000"
     if args.calls is None:
-        args.calls = 20 if args.quick else 100
-    if args.subscribers < 1 or args.calls < 1:
-        parser.error("--subscribers and --calls must be at least 1")
+        args.calls = 20 if args.quick else 50
+    try:
+        args.levels = sorted({int(part) for part in str(args.subscribers).split(",") if part.strip()})
+    except ValueError:
+        parser.error("--subscribers takes comma-separated whole numbers")
+    if not args.levels or args.levels[0] < 1 or args.levels[-1] > MAX_SUBSCRIBERS or args.calls < 1:
+        parser.error(f"--subscribers between 1 and {MAX_SUBSCRIBERS}, --calls at least 1")
     buses = [name.strip() for name in args.buses.split(",") if name.strip()]
     unknown = set(buses) - {IN_PROCESS, REDIS}
     if unknown or not buses:
@@ -572,11 +658,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         tempfile.TemporaryDirectory(prefix="quiver-bench-") as name,
         running_servers(buses, Path(name), args.redis_url) as servers,
     ):
-        load_before = load_average()
-        results = asyncio.run(run(args, servers))
-        load_after = load_average()
-        print()
-        print_results(results, (load_before, load_after))
+        levels = asyncio.run(run(args, servers))
+        print_growth(levels)
     print(f"total run time: {time.perf_counter() - started:.1f} s")
     return 0
 

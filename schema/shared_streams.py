@@ -1,0 +1,269 @@
+"""Subscriptions that many clients make alike are executed once and their frames shared.
+
+A thousand dashboards subscribed to ``toolCalls`` with the same document, the same
+variables and the same reach would otherwise each run the filter, build the ToolCall,
+execute the selection and encode the JSON of every event — a thousand times the same
+work, all of it on the event loop, the last subscriber served a thousand executions
+after the first (bench/subscription_fanout.py: p99 553 ms at 200 subscribers).
+
+Here the graphql-transport-ws handler puts such subscriptions in a *shared stream*, keyed
+by everything their results depend on: the document, the operation name, the variables and
+the caller's reach (role and space — what every visibility check of the API reads; the key's
+id is read only by root query fields, never under a subscription). The stream runs the
+operation once, with the first subscriber's context, encodes each result once, and hands
+every member the same JSON, framed with the member's own operation id. Members whose
+reach differs never share a stream, so each still receives only what it may see.
+
+Each member keeps its own bounded backlog of frames and its own sender (the operation's
+task): a slow socket holds up only its own member. One that falls ``MEMBER_BACKLOG``
+frames behind is ended with ``SUBSCRIBER_OVERFLOW``, as the event bus ends a slow
+subscriber; the others go on. The stream stops (and leaves the event bus) when its last
+member leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import logging
+from collections import deque
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphql import FieldNode, GraphQLError, OperationDefinitionNode, OperationType, get_operation_ast, parse
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
+    BaseGraphQLTransportWSHandler,
+    Operation,
+)
+from strawberry.types.execution import ExecutionResult, PreExecutionError
+from strawberry.utils.aio import aclosing
+
+from app import jsoncodec
+from schema.context import Context
+
+logger = logging.getLogger("quiver.subscriptions")
+
+#: Root subscription fields whose streams are shared (their results depend on the key alone).
+SHARED_FIELDS = frozenset({"toolCalls"})
+#: Frames a member may fall behind its stream before it is ended (the bus's queue size).
+MEMBER_BACKLOG = 1000
+#: Tokens a document may have to be considered for sharing (the schema's own limit applies later).
+MAX_KEY_TOKENS = 2000
+
+OVERFLOW_MESSAGE = "Subscriber too slow: events were dropped. Reconcile with the toolCalls query and subscribe again."
+
+
+class Frame(dict[str, Any]):
+    """A graphql-transport-ws message whose JSON text is already made (``QuiverGraphQLRouter.encode_json``
+    sends ``text`` as is). The dict part carries the ``type`` strawberry's operation looks at."""
+
+    def __init__(self, kind: str, text: str) -> None:
+        super().__init__(type=kind)
+        self.text = text
+
+
+StreamKey = tuple[str, str | None, str, str, str | None]
+
+
+def shared_key(query: str, operation_name: str | None, variables: Any, context: Context) -> StreamKey | None:
+    """The key of a subscription that may share a stream, or None to run it on its own."""
+    viewer = context.viewer
+    if viewer is None or not isinstance(query, str):
+        return None
+    try:
+        document = parse(query, max_tokens=MAX_KEY_TOKENS)
+    except GraphQLError:
+        return None  # its own run reports the error as strawberry does
+    operation = get_operation_ast(document, operation_name)
+    if not isinstance(operation, OperationDefinitionNode) or operation.operation is not OperationType.SUBSCRIPTION:
+        return None
+    selections = operation.selection_set.selections
+    if len(selections) != 1 or not isinstance(selections[0], FieldNode):
+        return None
+    if selections[0].name.value not in SHARED_FIELDS:
+        return None
+    try:
+        canonical_variables = json.dumps(variables or {}, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None
+    return (query, operation_name, canonical_variables, viewer.role.value, viewer.space_id)
+
+
+@dataclass(eq=False)
+class Member:
+    stream: SharedStream
+    operation: Operation[Context, None]
+    #: ``{"id":"<operation id>","type":"next","payload":`` — the frame around a shared payload.
+    prefix: str
+    frames: deque[Frame | None] = field(default_factory=deque)
+    waiter: asyncio.Future[None] | None = None
+    overflowed: bool = False
+
+    def offer(self, frame: Frame | None) -> None:
+        """Queue a frame (None: the stream is over) and wake the sender."""
+        if self.overflowed:
+            return
+        if frame is not None and len(self.frames) >= MEMBER_BACKLOG:
+            self.overflowed = True
+            self.frames.clear()
+        else:
+            self.frames.append(frame)
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def forward(self) -> None:
+        """Send what the stream produces until it is over (or this member fell behind)."""
+        operation = self.operation
+        while True:
+            while self.frames:
+                frame = self.frames.popleft()
+                if frame is None:
+                    return
+                await operation.send_operation_message(frame)  # type: ignore[arg-type]
+            if self.overflowed:
+                error = GraphQLError(OVERFLOW_MESSAGE, extensions={"code": "SUBSCRIBER_OVERFLOW"})
+                await operation.send_next(ExecutionResult(data=None, errors=[error]))
+                await operation.send_operation_message({"id": operation.id, "type": "complete"})
+                return
+            self.waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self.waiter
+            finally:
+                self.waiter = None
+
+
+class SharedStream:
+    """One execution of a subscription, its results sent to every member."""
+
+    def __init__(self, hub: SharedStreams, key: StreamKey, source: Callable[[], Any]) -> None:
+        self.hub = hub
+        self.key = key
+        self.members: set[Member] = set()
+        self._source = source
+        self.task: asyncio.Task[None] | None = None
+        self.results = 0
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._pump(), name="shared-subscription")
+
+    def _broadcast(self, frame_of: Callable[[Member], Frame | None]) -> None:
+        for member in list(self.members):
+            member.offer(frame_of(member))
+
+    def _payload(self, result: ExecutionResult) -> str:
+        payload: dict[str, Any] = {"data": result.data}
+        if result.errors:
+            payload["errors"] = [error.formatted for error in result.errors]
+        if result.extensions:
+            payload["extensions"] = result.extensions
+        return jsoncodec.dumps(payload)
+
+    def _send_result(self, result: ExecutionResult, kind: str) -> None:
+        if kind == "next":
+            # Encoded once for every member; only the operation id around it differs.
+            payload = self._payload(result)
+            self._broadcast(lambda member: Frame("next", f"{member.prefix}{payload}}}"))
+        else:  # "error": the operation's errors before it started, as strawberry sends them
+            errors = jsoncodec.dumps([error.formatted for error in result.errors or []])
+            self._broadcast(
+                lambda member: Frame(
+                    "error", f'{{"id":{jsoncodec.dumps(member.operation.id)},"type":"error","payload":{errors}}}'
+                )
+            )
+
+    async def _pump(self) -> None:
+        try:
+            source: AsyncGenerator[Any, None] = await self._source()
+            async with aclosing(source):
+                first = True
+                async for result in source:
+                    if first and isinstance(result, PreExecutionError):
+                        self._send_result(result, "error")
+                        return
+                    if not isinstance(result, ExecutionResult):
+                        rejected = GraphQLError("Incremental delivery is not supported over graphql-transport-ws")
+                        self._send_result(ExecutionResult(data=None, errors=[rejected]), "error")
+                        return
+                    first = False
+                    self.results += 1
+                    self._send_result(result, "next")
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("a shared subscription stream failed")
+        finally:
+            self.hub._ended(self)
+            # Every member still here sends what it has, then completes (a member that has
+            # already sent an error is completed by strawberry and sends nothing more).
+            self._broadcast(lambda member: None)
+
+
+class SharedStreams:
+    """The shared streams of one application."""
+
+    def __init__(self) -> None:
+        self._streams: dict[StreamKey, SharedStream] = {}
+
+    def join(self, key: StreamKey, operation: Operation[Context, None], source: Callable[[], Any]) -> Member:
+        stream = self._streams.get(key)
+        if stream is None:
+            stream = SharedStream(self, key, source)
+            self._streams[key] = stream
+            stream.start()
+        member = Member(stream, operation, f'{{"id":{jsoncodec.dumps(operation.id)},"type":"next","payload":')
+        stream.members.add(member)
+        return member
+
+    def leave(self, member: Member) -> None:
+        stream = member.stream
+        stream.members.discard(member)
+        if not stream.members and self._streams.get(stream.key) is stream:
+            del self._streams[stream.key]
+            if stream.task is not None:
+                stream.task.cancel()
+
+    def _ended(self, stream: SharedStream) -> None:
+        if self._streams.get(stream.key) is stream:
+            del self._streams[stream.key]
+
+    def stream_count(self) -> int:
+        return len(self._streams)
+
+    def member_count(self) -> int:
+        return sum(len(stream.members) for stream in self._streams.values())
+
+
+class SharingTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
+    """graphql-transport-ws, with alike subscriptions sharing one execution (see the module)."""
+
+    async def run_operation(self, operation: Operation[Context, None]) -> None:
+        hub: SharedStreams | None = getattr(self.view, "shared_streams", None)
+        key = shared_key(operation.query, operation.operation_name, operation.variables, self.context)
+        if hub is None or key is None:
+            await super().run_operation(operation)
+            return
+        # The stream's own context: the first member's (same viewer and settings), loaders its own.
+        context = copy.copy(self.context)
+        context.renew_loaders()
+
+        async def source() -> Any:
+            return await self.schema.stream(
+                operation.query,
+                variable_values=operation.variables,
+                context_value=context,
+                root_value=self.root_value,
+                operation_name=operation.operation_name,
+            )
+
+        member = hub.join(key, operation, source)
+        try:
+            await member.forward()
+            await operation.send_operation_message({"id": operation.id, "type": "complete"})
+        except Exception as error:
+            await self.handle_task_exception(error)
+            self.operations.pop(operation.id, None)
+        finally:
+            hub.leave(member)
