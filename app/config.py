@@ -104,6 +104,8 @@ class Settings(BaseSettings):
     run_lease_s: float = 30.0
     # A tool call waiting for approval is refused after this long (24 h).
     approval_timeout_s: float = 86_400.0
+    # The server rolls the call log and the runs up for the health report this often (0: never).
+    report_rollup_interval_s: float = 60.0
     # Run traces are kept this many days, then pruned by the server.
     trace_retention_days: float = 30.0
     # OpenTelemetry (not prefixed): with an OTLP/HTTP endpoint, runs are also exported as spans.

@@ -65,6 +65,7 @@ from app.mcp_server.notify import ChangeNotifier
 from app.mcp_server.server import build_server as build_mcp_server
 from app.principal import Principal
 from app.prometheus import REGISTRY as METRICS_REGISTRY
+from app.reports.rollup import CatchUpLoop
 from app.runtime.driver import StageSink
 from app.runtime.model import ModelClient
 from app.runtime.prompt import PromptBuilder, PromptSettings
@@ -454,9 +455,13 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
         # Leases on this replica's runs, and the sweep continuing the runs of replicas that are
         # gone (a first one now): once the database is migrated.
         await services.runtime.start()
+        # The health report's rollups: closed hours of the call log and runs, caught up now and every minute.
+        rollups = CatchUpLoop(services.session_factory, settings.report_rollup_interval_s)
+        rollups.start()
         freeze_startup_objects()
         async with mcp_endpoint.run():
             yield
+        await rollups.close()
         await services.close()
 
     async def get_context(connection: HTTPConnection) -> Context:

@@ -60,7 +60,7 @@ async def _report(space_id: str | None, since: datetime, until: datetime, output
     from app.errors import DomainError
     from app.migrate import upgrade_async
     from app.principal import SYSTEM_PRINCIPAL
-    from app.reports import service
+    from app.reports import rollup, service
 
     settings = Settings()
     await upgrade_async(settings.database_url)
@@ -72,7 +72,10 @@ async def _report(space_id: str | None, since: datetime, until: datetime, output
         with Progress(
             SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=errors, transient=True
         ) as progress:
-            task = progress.add_task("starting", total=None)
+            task = progress.add_task("rolling up closed hours", total=None)
+            # The rollups the server keeps (app.reports.rollup), brought up to date: also without a server.
+            await rollup.catch_up(create_session_factory(engine), datetime.now(UTC))
+            progress.update(task, description="starting")
             async with create_session_factory(engine)() as session:
                 found = await service.health_report(
                     session,

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, TextClause, bindparam, func, literal_column, or_, select, text
+from sqlalchemy import ColumnElement, TextClause, and_, bindparam, func, literal_column, or_, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import UtcDateTime
 from app.gateway.models import ToolCall
 from app.gateway.repository import PENDING_APPROVAL
+from app.reports.models import CallRollup, LatencyRollup, RunRollup
+from app.reports.rollup import bucket_sql
 from app.runtime.models import AgentRun
 from app.skills.models import SkillDefinition
 from app.tools.models import ToolDefinition
@@ -201,3 +203,76 @@ async def active_skill_ids(session: AsyncSession, space_id: str | None) -> list[
     if space_id is not None:
         statement = statement.where(or_(SkillDefinition.space_id.is_(None), SkillDefinition.space_id == space_id))
     return list((await session.scalars(statement.order_by(SkillDefinition.skill_id))).all())
+
+
+# ---------------------------------------------------------------- the rollups (app.reports.rollup)
+
+
+def _week_of_period(dialect: str, table: str) -> ColumnElement[Any]:
+    """The Monday (UTC) of a rollup row's period."""
+    if dialect == "sqlite":
+        return literal_column(f"date(substr({table}.period_start, 1, 10), '-6 days', 'weekday 1')")
+    return literal_column(f"date(date_trunc('week', {table}.period_start AT TIME ZONE 'UTC'))")
+
+
+def _periods(table: Any, scope: str, grain: str, ranges: list[tuple[datetime, datetime]]) -> list[ColumnElement[bool]]:
+    columns = table.__table__.c
+    return [
+        columns.space_id == scope,
+        columns.grain == grain,
+        or_(*(and_(columns.period_start >= start, columns.period_start < end) for start, end in ranges)),
+    ]
+
+
+async def rollup_call_groups(
+    session: AsyncSession, scope: str, grain: str, ranges: list[tuple[datetime, datetime]]
+) -> list[tuple[date, str, str, str | None, int]]:
+    """(week, tool, status, code, calls) of the rollup rows of ``scope`` (a space, or ALL_SPACES) in ``ranges``."""
+    week = _week_of_period(_dialect(session), CallRollup.__tablename__)
+    keys: list[Any] = [week, CallRollup.tool_id, CallRollup.status, CallRollup.error_code]
+    statement = (
+        select(*keys, func.sum(CallRollup.calls)).where(*_periods(CallRollup, scope, grain, ranges)).group_by(*keys)
+    )
+    return [
+        (_as_date(row[0]), row[1], row[2], row[3] or None, int(row[4])) for row in (await session.execute(statement))
+    ]
+
+
+async def rollup_latency(
+    session: AsyncSession, scope: str, grain: str, ranges: list[tuple[datetime, datetime]]
+) -> list[tuple[date, int, int]]:
+    """(week, latency bucket, calls) of the rollup rows of ``scope`` in ``ranges``."""
+    week = _week_of_period(_dialect(session), LatencyRollup.__tablename__)
+    statement = (
+        select(week, LatencyRollup.bucket, func.sum(LatencyRollup.calls))
+        .where(*_periods(LatencyRollup, scope, grain, ranges))
+        .group_by(week, LatencyRollup.bucket)
+    )
+    return [(_as_date(row[0]), int(row[1]), int(row[2])) for row in (await session.execute(statement))]
+
+
+async def rollup_runs(
+    session: AsyncSession, scope: str, grain: str, ranges: list[tuple[datetime, datetime]]
+) -> list[tuple[str, str, str, str, int]]:
+    """(skill, version, channel, status, runs) of the rollup rows of ``scope`` in ``ranges``;
+    skill '' counts every run."""
+    keys: list[Any] = [RunRollup.skill_id, RunRollup.version, RunRollup.channel, RunRollup.status]
+    statement = (
+        select(*keys, func.sum(RunRollup.runs)).where(*_periods(RunRollup, scope, grain, ranges)).group_by(*keys)
+    )
+    return [(row[0], row[1], row[2], row[3], int(row[4])) for row in (await session.execute(statement))]
+
+
+async def raw_latency(
+    session: AsyncSession, space_id: str | None, since: datetime, until: datetime
+) -> list[tuple[date, int, int]]:
+    """(UTC day, latency bucket, calls) of the raw calls in [since, until)."""
+    dialect = _dialect(session)
+    day = _day(dialect)
+    bucket = bucket_sql(ToolCall.latency_ms)
+    statement = (
+        select(day, bucket, func.count())
+        .where(*window_conditions(dialect, space_id, since, until))
+        .group_by(day, bucket)
+    )
+    return [(_as_date(row[0]), int(row[1]), int(row[2])) for row in (await session.execute(statement))]

@@ -8,7 +8,7 @@ a few thousand rows at most.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -18,8 +18,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.errors import DomainError, ForbiddenError
 from app.gateway.envelope import PARAM_INVALID
 from app.principal import Principal, Role
-from app.reports import repository
-from app.reports.repository import week_start
+from app.reports import repository, rollup
+from app.reports.models import ALL_SPACES, DAY, HOUR
+from app.reports.repository import PERCENTILE, week_start
 
 TOP = 10
 DEFAULT_WINDOW = timedelta(days=30)
@@ -124,6 +125,25 @@ def window(since: datetime | None, until: datetime | None, now: datetime) -> tup
     return start, end
 
 
+async def _histogram_p95(
+    session: AsyncSession,
+    space_id: str | None,
+    scope: str,
+    parts: rollup.Plan,
+    grains: list[tuple[str, list[tuple[datetime, datetime]]]],
+) -> dict[date, float]:
+    """The p95 per week from the latency histograms: the rollups' and the raw rows' (within
+    ``rollup.RELATIVE_ERROR`` of the exact figure)."""
+    histograms: dict[date, Counter[int]] = defaultdict(Counter)
+    for start, end in parts.raw:
+        for day, bucket, calls in await repository.raw_latency(session, space_id, start, end):
+            histograms[week_start(day)][bucket] += calls
+    for grain, ranges in grains:
+        for monday, bucket, calls in await repository.rollup_latency(session, scope, grain, ranges):
+            histograms[monday][bucket] += calls
+    return {monday: rollup.percentile_of(histogram, PERCENTILE) for monday, histogram in histograms.items()}
+
+
 async def health_report(
     session: AsyncSession,
     principal: Principal,
@@ -136,45 +156,69 @@ async def health_report(
     if not may_read_report(principal, space_id):
         raise ForbiddenError("Only ADMIN keys, and SPACE_ADMIN or VIEWER keys of the space, read its health report.")
     step = progress or (lambda _phase: None)
-    step("calls per tool and day")
-    groups = await repository.call_groups(session, space_id, since, until)
+    step("calls per tool and week")
+    # Another space's rows are never read: a space's rollup rows carry its id; ALL_SPACES rows
+    # are read only for the every-space report (a space named like them is read raw).
+    frontier, open_hours = (None, []) if space_id == ALL_SPACES else await rollup.state(session)
+    parts = rollup.plan(since, until, frontier, open_hours)
+    scope = space_id if space_id is not None else ALL_SPACES
+    grains = [(grain, ranges) for grain, ranges in ((DAY, parts.days), (HOUR, parts.hours)) if ranges]
+    rows: list[tuple[date, str, str, str | None, int]] = []
+    calls_per_day: Counter[date] = Counter()
+    for start, end in parts.raw:
+        for group in await repository.call_groups(session, space_id, start, end):
+            rows.append((week_start(group.day), group.tool_id, group.status, group.error_code, group.calls))
+            calls_per_day[group.day] += group.calls
+    for grain, ranges in grains:
+        rows += await repository.rollup_call_groups(session, scope, grain, ranges)
     tools: dict[str, ToolUse] = {}
     weeks: dict[tuple[str, date], ToolWeek] = {}
-    calls_per_day: Counter[date] = Counter()
-    for group in groups:
-        use = tools.setdefault(group.tool_id, ToolUse(group.tool_id))
-        monday = week_start(group.day)
-        week = weeks.setdefault((group.tool_id, monday), ToolWeek(group.tool_id, monday))
-        use.calls += group.calls
-        week.calls += group.calls
-        calls_per_day[group.day] += group.calls
-        if group.status == "FAILED":
-            use.failures += group.calls
-            week.failures += group.calls
-            week.codes[group.error_code or "UNKNOWN"] += group.calls
-        if group.error_code == PARAM_INVALID:
-            use.param_invalid += group.calls
-    step("p95 latency per week")
-    p95 = await repository.weekly_p95(session, space_id, since, until, dict(calls_per_day))
     calls_per_week: Counter[date] = Counter()
-    for day, calls in calls_per_day.items():
-        calls_per_week[week_start(day)] += calls
+    for monday, tool_id, status, error_code, calls in rows:
+        use = tools.setdefault(tool_id, ToolUse(tool_id))
+        week = weeks.setdefault((tool_id, monday), ToolWeek(tool_id, monday))
+        use.calls += calls
+        week.calls += calls
+        calls_per_week[monday] += calls
+        if status == "FAILED":
+            use.failures += calls
+            week.failures += calls
+            week.codes[error_code or "UNKNOWN"] += calls
+        if error_code == PARAM_INVALID:
+            use.param_invalid += calls
+
+    step("p95 latency per week")
+    if parts.uses_rollups:
+        p95 = await _histogram_p95(session, space_id, scope, parts, grains)
+    else:
+        # Nothing rolled up in the window: the exact figure, from the raw rows.
+        p95 = await repository.weekly_p95(session, space_id, since, until, dict(calls_per_day))
 
     step("runs per skill version")
     skills: dict[str, SkillUse] = {}
     versions: dict[tuple[str, str, str | None], SkillVersionOutcome] = {}
     runs = 0
-    for served, status, count in await repository.run_groups(session, space_id, since, until):
-        runs += count
-        for item in served:
-            skill_id, version, channel = str(item.get("skillId")), str(item.get("version")), item.get("channel")
-            skills.setdefault(skill_id, SkillUse(skill_id)).runs += count
-            outcome = versions.setdefault((skill_id, version, channel), SkillVersionOutcome(skill_id, version, channel))
-            outcome.runs += count
-            if status == SUCCEEDED:
-                outcome.succeeded += count
-            elif status in FAILED_STATUSES:
-                outcome.failed += count
+
+    def count_version(skill_id: str, version: str, channel: str | None, status: str, count: int) -> None:
+        skills.setdefault(skill_id, SkillUse(skill_id)).runs += count
+        outcome = versions.setdefault((skill_id, version, channel), SkillVersionOutcome(skill_id, version, channel))
+        outcome.runs += count
+        if status == SUCCEEDED:
+            outcome.succeeded += count
+        elif status in FAILED_STATUSES:
+            outcome.failed += count
+
+    for start, end in parts.raw:
+        for served, status, count in await repository.run_groups(session, space_id, start, end):
+            runs += count
+            for item in served:
+                count_version(str(item.get("skillId")), str(item.get("version")), item.get("channel"), status, count)
+    for grain, ranges in grains:
+        for skill_id, version, channel, status, count in await repository.rollup_runs(session, scope, grain, ranges):
+            if skill_id:
+                count_version(skill_id, version, channel or None, status, count)
+            else:
+                runs += count
 
     step("unused tools and skills")
     used_tools = set(tools)
