@@ -36,3 +36,6 @@ def configure_logging(level: str) -> None:
     # httpx logs every request line at INFO; the gateway's own line carries what matters.
     for noisy in ("httpx", "httpx2", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # The MCP SDK logs every protocol message at DEBUG, tool results included, before the
+    # gateway has cut the server's credential out of them (app/gateway/redaction.py): never below INFO.
+    logging.getLogger("mcp").setLevel(max(logging.INFO, logging.getLevelName(level.upper())))

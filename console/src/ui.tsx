@@ -3,6 +3,7 @@ import type { ComponentChildren, JSX } from "preact";
 import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
 
 import { AuthError, type UserError } from "./api";
+import { Link } from "./router";
 
 // ---------------------------------------------------------------- loading
 
@@ -90,6 +91,57 @@ export function FormErrors({ errors, fields }: { errors: UserError[]; fields: st
         </p>
       ))}
     </div>
+  );
+}
+
+/**
+ * A form that creates or edits one thing: its fields, then the userErrors none of `fields`
+ * shows (and `notice`, if any), then the submit button and Cancel — a link when `cancel` is a
+ * console path, a button running it otherwise.
+ */
+export function EditForm({
+  label,
+  wide = false,
+  noValidate = false,
+  onSubmit,
+  mutation,
+  fields,
+  submitLabel,
+  cancel,
+  notice,
+  children,
+}: {
+  label?: string;
+  wide?: boolean;
+  noValidate?: boolean;
+  onSubmit: (event: Event) => void;
+  mutation: { busy: boolean; errors: UserError[] };
+  fields: string[];
+  submitLabel: string;
+  cancel: string | (() => void);
+  notice?: ComponentChildren;
+  children: ComponentChildren;
+}) {
+  return (
+    <form class={wide ? "card form wide" : "card form"} onSubmit={onSubmit} aria-label={label} noValidate={noValidate}>
+      {children}
+      <FormErrors errors={mutation.errors} fields={fields} />
+      {notice}
+      <div class="buttons">
+        <button type="submit" class="primary" disabled={mutation.busy}>
+          {submitLabel}
+        </button>
+        {typeof cancel === "string" ? (
+          <Link class="button" to={cancel}>
+            Cancel
+          </Link>
+        ) : (
+          <button type="button" onClick={cancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
   );
 }
 

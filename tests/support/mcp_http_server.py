@@ -16,7 +16,10 @@ the server between two syncs by rewriting the file (no restart):
 - ``odd_name``: add ``files.read/v2``, a name models cannot take as is;
 - ``bad_schema``: add ``broken_schema``, whose input schema is not valid JSON Schema;
 - ``page_size``: tools per ``tools/list`` page (the cursor is the next offset);
-- ``require_header``: ``[name, value]`` every HTTP request must carry, else 401.
+- ``require_header``: ``[name, value]`` every HTTP request must carry, else 401;
+- ``reflect``: add ``reflect_headers`` (the HTTP request's headers as its result, text and
+  structured) and ``reflect_headers_error`` (the same as a tool error), as an upstream that
+  repeats what it was sent.
 
 Tools: ``echo`` (readOnlyHint), ``write_note`` (no annotations), ``fail`` (isError),
 ``weather`` (structuredContent + outputSchema), ``slow`` (sleeps), ``crash`` (kills the
@@ -118,6 +121,11 @@ class State:
         if state.get("bad_schema"):
             broken = {"type": "object", "properties": {"size": {"type": 12}}}
             tools.append(types.Tool(name="broken_schema", description="Invalid schema.", input_schema=broken))
+        if state.get("reflect"):
+            tools += [
+                types.Tool(name="reflect_headers", description="The request's headers.", input_schema=OBJECT),
+                types.Tool(name="reflect_headers_error", description="The headers, as an error.", input_schema=OBJECT),
+            ]
         writable = set(state.get("writable", []))
         for tool in tools:
             if tool.name in descriptions:
@@ -141,8 +149,16 @@ def build_server(state: State) -> Server[Any]:
         end = start + page_size
         return types.ListToolsResult(tools=tools[start:end], next_cursor=str(end) if end < len(tools) else None)
 
-    async def call_tool(_ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = params.arguments or {}
+        if params.name in ("reflect_headers", "reflect_headers_error"):
+            headers = dict(ctx.request.headers) if isinstance(ctx.request, Request) else {}
+            text = "\n".join(f"{name}: {value}" for name, value in headers.items())
+            if params.name == "reflect_headers_error":
+                return types.CallToolResult(
+                    content=[types.TextContent(text=f"refused, you sent:\n{text}")], is_error=True
+                )
+            return types.CallToolResult(content=[types.TextContent(text=text)], structured_content={"headers": headers})
         if params.name == "echo":
             return types.CallToolResult(content=[types.TextContent(text=str(arguments.get("message")))])
         if params.name == "write_note":

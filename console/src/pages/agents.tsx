@@ -21,6 +21,7 @@ import { href, Link, navigate } from "../router";
 import { useSession } from "../session";
 import {
   Badge,
+  EditForm,
   CheckboxGroup,
   FormErrors,
   JsonBlock,
@@ -240,7 +241,26 @@ function AgentForm({ agent, onSaved, onCancel }: { agent: Agent | null; onSaved?
     }
   };
   const form = (
-    <form class="card form wide" onSubmit={submit} aria-label="Agent manifest">
+    <EditForm
+      label="Agent manifest"
+      wide
+      onSubmit={submit}
+      mutation={mutation}
+      fields={["spaceId", "name", "model", "systemPrompt", "maxSteps", "outputFormat", "mountedKnowledgeBaseIds", "activatedToolIds", "boundSkillIds"]}
+      submitLabel={agent ? "Save manifest" : "Create agent"}
+      cancel={agent && onCancel ? onCancel : "/agents"}
+      notice={
+        notices.length > 0 && (
+          <Notice>
+            <ul class="plain">
+              {notices.map((notice) => (
+                <li key={notice}>{notice}</li>
+              ))}
+            </ul>
+          </Notice>
+        )
+      }
+    >
       {!agent && can.admin && (
         <SelectField
           label="Space"
@@ -286,34 +306,7 @@ function AgentForm({ agent, onSaved, onCancel }: { agent: Agent | null; onSaved?
           />
         </>
       )}
-      <FormErrors
-        errors={mutation.errors}
-        fields={["spaceId", "name", "model", "systemPrompt", "maxSteps", "outputFormat", "mountedKnowledgeBaseIds", "activatedToolIds", "boundSkillIds"]}
-      />
-      {notices.length > 0 && (
-        <Notice>
-          <ul class="plain">
-            {notices.map((notice) => (
-              <li key={notice}>{notice}</li>
-            ))}
-          </ul>
-        </Notice>
-      )}
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={mutation.busy}>
-          {agent ? "Save manifest" : "Create agent"}
-        </button>
-        {agent ? (
-          <button type="button" onClick={onCancel}>
-            Cancel
-          </button>
-        ) : (
-          <Link class="button" to="/agents">
-            Cancel
-          </Link>
-        )}
-      </div>
-    </form>
+    </EditForm>
   );
   if (agent) return form;
   return (

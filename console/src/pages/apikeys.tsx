@@ -12,6 +12,7 @@ import {
 import { useSession } from "../session";
 import {
   Badge,
+  EditForm,
   FormErrors,
   LoadError,
   PageHeader,
@@ -219,7 +220,7 @@ function CreateKey({ onDone }: { onDone: (created: { id: string; secret: string 
     if (payload?.apiKey && payload.secret) onDone({ id: payload.apiKey.id, secret: payload.secret });
   };
   return (
-    <form class="card form" onSubmit={submit} aria-label="Create API key">
+    <EditForm label="Create API key" onSubmit={submit} mutation={mutation} fields={["role", "spaceId", "label", "expiresAt"]} submitLabel="Create key" cancel={() => onDone(null)}>
       <SelectField label="Role" name="role" value={role} onChange={setRole} errors={mutation.errors} options={roles.map((item) => [item, item] as const)} />
       {can.admin && role !== "ADMIN" && (
         <SelectField
@@ -233,15 +234,6 @@ function CreateKey({ onDone }: { onDone: (created: { id: string; secret: string 
       )}
       <TextField label="Label" name="label" value={label} onInput={setLabel} errors={mutation.errors} hint="A note to recognise the key by." />
       <TextField label="Expires" name="expiresAt" value={expiresAt} onInput={setExpiresAt} errors={mutation.errors} type="datetime-local" hint="Your local time; empty: never." />
-      <FormErrors errors={mutation.errors} fields={["role", "spaceId", "label", "expiresAt"]} />
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={mutation.busy}>
-          Create key
-        </button>
-        <button type="button" onClick={() => onDone(null)}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </EditForm>
   );
 }

@@ -13,7 +13,7 @@ import { href, Link, navigate } from "../router";
 import { useSession } from "../session";
 import {
   CheckboxGroup,
-  FormErrors,
+  EditForm,
   LoadError,
   messageOf,
   Notice,
@@ -124,7 +124,7 @@ function CreateKnowledgeBase() {
   return (
     <>
       <PageHeader title="Create knowledge base" />
-      <form class="card form" onSubmit={submit}>
+      <EditForm onSubmit={submit} mutation={mutation} fields={["spaceId", "name", "label", "description"]} submitLabel="Create knowledge base" cancel="/knowledge">
         {can.admin && (
           <SelectField
             label="Space"
@@ -138,16 +138,7 @@ function CreateKnowledgeBase() {
         <TextField label="Name" name="name" value={name} onInput={setName} errors={mutation.errors} hint="Unique in the space: ^[a-zA-Z0-9_-]{1,64}$." />
         <TextField label="Label" name="label" value={label} onInput={setLabel} errors={mutation.errors} />
         <TextAreaField label="Description" name="description" value={description} onInput={setDescription} errors={mutation.errors} rows={2} />
-        <FormErrors errors={mutation.errors} fields={["spaceId", "name", "label", "description"]} />
-        <div class="buttons">
-          <button type="submit" class="primary" disabled={mutation.busy}>
-            Create knowledge base
-          </button>
-          <Link class="button" to="/knowledge">
-            Cancel
-          </Link>
-        </div>
-      </form>
+      </EditForm>
     </>
   );
 }

@@ -5,6 +5,8 @@ import {
   type AuthType,
   type McpServersQuery,
   McpServersDocument,
+  McpServerToolsDocument,
+  type McpServerToolsQuery,
   type McpTransport,
   RegisterMcpServerDocument,
   SetStatusDocument,
@@ -16,6 +18,7 @@ import { Link } from "../router";
 import { useSession } from "../session";
 import {
   Badge,
+  EditForm,
   CheckboxGroup,
   FormErrors,
   LoadError,
@@ -32,7 +35,10 @@ import {
 import { useSpaceOptions } from "./tools";
 
 const PAGE_SIZE = 20;
+/** The page size of mcp.graphql's McpServerTools. */
+const TOOLS_PAGE_SIZE = 100;
 type Server = McpServersQuery["mcpServers"]["edges"][number]["node"];
+type ServerTools = Extract<NonNullable<McpServerToolsQuery["node"]>, { tools: unknown }>["tools"];
 type Report = NonNullable<SyncMcpServerMutation["syncMcpServer"]["syncReport"]>;
 
 export function McpServersPage() {
@@ -84,16 +90,24 @@ function ServerCard({ server, onChanged }: { server: Server; onChanged: () => vo
   const sync = useMutation();
   const status = useMutation();
   const [report, setReport] = useState<Report | null>(null);
-  const drifted = server.tools.edges.filter(({ node }) => node.driftedAt);
+  // Each card loads its server's tools itself, a page at a time (see mcp.graphql).
+  const toolPages = useCursorPages(`mcp-tools-${server.id}`);
+  const toolsLoad = useLoad(() => api.request(McpServerToolsDocument, { id: server.id, after: toolPages.after }), [server.id, toolPages.after]);
+  const tools: ServerTools | null = toolsLoad.data?.node && "tools" in toolsLoad.data.node ? toolsLoad.data.node.tools : null;
+  const drifted = tools?.edges.filter(({ node }) => node.driftedAt) ?? [];
+  const changed = () => {
+    toolsLoad.reload();
+    onChanged();
+  };
   const runSync = async () => {
     setReport(null);
     const payload = await sync.run(async () => (await api.request(SyncMcpServerDocument, { id: server.id })).syncMcpServer);
     if (payload?.syncReport) setReport(payload.syncReport);
-    onChanged();
+    changed();
   };
   const setStatus = async (id: string, value: Status) => {
     const payload = await status.run(async () => (await api.request(SetStatusDocument, { input: { id, status: value } })).setStatus);
-    if (payload) onChanged();
+    if (payload) changed();
   };
   const headingId = `server-${server.id}`;
   return (
@@ -140,7 +154,8 @@ function ServerCard({ server, onChanged }: { server: Server; onChanged: () => vo
       )}
       <FormErrors errors={[...sync.errors, ...status.errors]} fields={[]} />
       {report && <SyncResult report={report} />}
-      <h3>Tools ({server.tools.totalCount})</h3>
+      <h3>Tools{tools ? ` (${tools.totalCount})` : ""}</h3>
+      <LoadError error={toolsLoad.error} retry={toolsLoad.reload} />
       <table class="compact">
         <caption class="sr-only">Tools of {server.name}</caption>
         <thead>
@@ -152,7 +167,7 @@ function ServerCard({ server, onChanged }: { server: Server; onChanged: () => vo
           </tr>
         </thead>
         <tbody>
-          {server.tools.edges.map(({ node }) => (
+          {tools?.edges.map(({ node }) => (
             <tr key={node.id}>
               <td>
                 <Link to={`/tools/${encodeURIComponent(node.id)}`}>{node.name}</Link>
@@ -174,6 +189,18 @@ function ServerCard({ server, onChanged }: { server: Server; onChanged: () => vo
           ))}
         </tbody>
       </table>
+      {tools && tools.totalCount > TOOLS_PAGE_SIZE && (
+        <Pager
+          label={`Tools of ${server.name}`}
+          page={toolPages.page}
+          pageSize={TOOLS_PAGE_SIZE}
+          shown={tools.edges.length}
+          total={tools.totalCount}
+          hasNext={tools.pageInfo.hasNextPage}
+          onNext={() => toolPages.next(tools.pageInfo.endCursor)}
+          onPrevious={toolPages.previous}
+        />
+      )}
     </section>
   );
 }
@@ -240,7 +267,7 @@ function RegisterServer({ onDone }: { onDone: (created: boolean) => void }) {
     if (payload) onDone(true);
   };
   return (
-    <form class="card form" onSubmit={submit} aria-label="Register MCP server">
+    <EditForm label="Register MCP server" onSubmit={submit} mutation={mutation} fields={["name", "transport", "url", "command", "auth", "auth.type", "auth.headerName", "auth.secret", "spaceIds"]} submitLabel="Register server" cancel={() => onDone(false)}>
       <TextField label="Name" name="name" value={name} onInput={setName} errors={mutation.errors} hint="^[a-zA-Z0-9_-]{1,64}$; tools are named {serverId}__{tool}." />
       <SelectField
         label="Transport"
@@ -277,15 +304,6 @@ function RegisterServer({ onDone }: { onDone: (created: boolean) => void }) {
         onChange={setSpaceIds}
         errors={mutation.errors}
       />
-      <FormErrors errors={mutation.errors} fields={["name", "transport", "url", "command", "auth", "auth.type", "auth.headerName", "auth.secret", "spaceIds"]} />
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={mutation.busy}>
-          Register server
-        </button>
-        <button type="button" onClick={() => onDone(false)}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </EditForm>
   );
 }

@@ -22,6 +22,7 @@ import { href, Link, navigate } from "../router";
 import { useSession } from "../session";
 import {
   Badge,
+  EditForm,
   Field,
   FormErrors,
   LoadError,
@@ -177,7 +178,7 @@ function CreateSkill() {
   return (
     <>
       <PageHeader title="Create skill" />
-      <form class="card form wide" onSubmit={submit}>
+      <EditForm wide onSubmit={submit} mutation={mutation} fields={["spaceId", "name", "label", "description", "prompt", "triggerHints", "boundary"]} submitLabel="Create skill" cancel="/skills">
         {can.admin && <SpaceChoice value={spaceId} onChange={setSpaceId} allowGlobal errors={mutation.errors} />}
         <TextField label="Name" name="name" value={name} onInput={setName} errors={mutation.errors} hint="1-64 of a-z, 0-9 and single hyphens." />
         <TextField label="Label" name="label" value={label} onInput={setLabel} errors={mutation.errors} />
@@ -185,16 +186,7 @@ function CreateSkill() {
         <TextAreaField label="Prompt" name="prompt" value={prompt} onInput={setPrompt} errors={mutation.errors} rows={10} mono hint="Markdown methodology; becomes version 1.0.0 in PRODUCTION." />
         <TextField label="Trigger hints" name="triggerHints" value={triggerHints} onInput={setTriggerHints} errors={mutation.errors} hint="Comma-separated phrases that signal the skill applies." />
         <TextField label="Boundary" name="boundary" value={boundary} onInput={setBoundary} errors={mutation.errors} hint="What the skill must not be used for." />
-        <FormErrors errors={mutation.errors} fields={["spaceId", "name", "label", "description", "prompt", "triggerHints", "boundary"]} />
-        <div class="buttons">
-          <button type="submit" class="primary" disabled={mutation.busy}>
-            Create skill
-          </button>
-          <Link class="button" to="/skills">
-            Cancel
-          </Link>
-        </div>
-      </form>
+      </EditForm>
     </>
   );
 }
@@ -216,7 +208,7 @@ function ImportSkill() {
   return (
     <>
       <PageHeader title="Import SKILL.md" />
-      <form class="card form wide" onSubmit={submit}>
+      <EditForm wide onSubmit={submit} mutation={mutation} fields={["spaceId", "text"]} submitLabel="Import skill" cancel="/skills">
         {can.admin && <SpaceChoice value={spaceId} onChange={setSpaceId} allowGlobal errors={mutation.errors} />}
         <div class="field">
           <label for="skill-file">SKILL.md file</label>
@@ -226,16 +218,7 @@ function ImportSkill() {
         <label class="check">
           <input type="checkbox" checked={replace} onChange={(event) => setReplace(event.currentTarget.checked)} /> Update the skill of that name if it exists
         </label>
-        <FormErrors errors={mutation.errors} fields={["spaceId", "text"]} />
-        <div class="buttons">
-          <button type="submit" class="primary" disabled={mutation.busy}>
-            Import skill
-          </button>
-          <Link class="button" to="/skills">
-            Cancel
-          </Link>
-        </div>
-      </form>
+      </EditForm>
     </>
   );
 }

@@ -6,7 +6,7 @@ import { Link, navigate, href } from "../router";
 import { useSession } from "../session";
 import {
   Badge,
-  FormErrors,
+  EditForm,
   LoadError,
   Notice,
   PageHeader,
@@ -101,7 +101,7 @@ function CreateSpace() {
   return (
     <>
       <PageHeader title="Create space" />
-      <form class="card form" onSubmit={submit}>
+      <EditForm onSubmit={submit} mutation={mutation} fields={["name", "label"]} submitLabel="Create space" cancel="/spaces">
         <TextField
           label="Name"
           name="name"
@@ -112,16 +112,7 @@ function CreateSpace() {
           required
         />
         <TextField label="Label" name="label" value={label} onInput={setLabel} errors={mutation.errors} hint="Display name for people." required />
-        <FormErrors errors={mutation.errors} fields={["name", "label"]} />
-        <div class="buttons">
-          <button type="submit" class="primary" disabled={mutation.busy}>
-            Create space
-          </button>
-          <Link class="button" to="/spaces">
-            Cancel
-          </Link>
-        </div>
-      </form>
+      </EditForm>
     </>
   );
 }

@@ -26,6 +26,7 @@ import { href, Link, navigate, useSearchParam } from "../router";
 import { useSession } from "../session";
 import {
   Badge,
+  EditForm,
   CheckboxGroup,
   Field,
   FormErrors,
@@ -648,7 +649,15 @@ function ToolForm({ tool }: { tool: ToolDetail | null }) {
   return (
     <>
       <PageHeader title={isNew ? "Create tool" : `Edit tool ${tool.name}`} />
-      <form class="card form wide" onSubmit={submit} noValidate>
+      <EditForm
+        wide
+        noValidate
+        onSubmit={submit}
+        mutation={mutation}
+        fields={fieldNames}
+        submitLabel={isNew ? "Create tool" : "Save tool"}
+        cancel={isNew ? "/tools" : `/tools/${encodeURIComponent(tool.id)}`}
+      >
         <p class="hint">A CUSTOM tool is an HTTP endpoint Quiver POSTs the arguments to, with the stored credentials.</p>
         {isNew ? (
           <TextField label="Name" name="name" value={name} onInput={setName} errors={errors} hint="For the model: ^[a-zA-Z0-9_-]{1,64}$, unique where it is visible." />
@@ -716,16 +725,7 @@ function ToolForm({ tool }: { tool: ToolDetail | null }) {
             errors={errors}
           />
         )}
-        <FormErrors errors={mutation.errors} fields={fieldNames} />
-        <div class="buttons">
-          <button type="submit" class="primary" disabled={mutation.busy}>
-            {isNew ? "Create tool" : "Save tool"}
-          </button>
-          <Link class="button" to={isNew ? "/tools" : `/tools/${encodeURIComponent(tool.id)}`}>
-            Cancel
-          </Link>
-        </div>
-      </form>
+      </EditForm>
     </>
   );
 }

@@ -6,16 +6,18 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
-from app.logging import JsonFormatter
+from app.logging import JsonFormatter, configure_logging
 from tests.conftest import GraphQLClient, Keys
 from tests.schema.gateway import SessionFactory, call_log, fresh, http_tool, invoke, set_tool_columns
 from tests.schema.tools.operations import REGISTER_MCP_SERVER, UPDATE_TOOL, create_tool, create_tool_errors
 from tests.support.http_tool_server import HEADER_SECRET, OAUTH_CLIENT_SECRET, ToolServer, running_tool_server
+from tests.support.processes import HttpMcpServer
 
 SECRET_HEADER = {"type": "HEADER", "headerName": "X-Tool-Secret", "secret": HEADER_SECRET}
 
@@ -306,3 +308,106 @@ class TestSecretsAreNeverEchoed:
             captured(caplog),
         ):
             assert "legacy-secret-8d1f" not in seen and "gacy-secret-8d1f" not in seen
+
+
+SYNC_MCP_SERVER = """
+mutation Sync($id: ID!) {
+  syncMcpServer(id: $id) { mcpServer { id lastError } userErrors { code message } }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpMcpServer]:
+    """The SDK-built MCP server, with the tools that repeat the request's headers."""
+    server = HttpMcpServer(tmp_path_factory.mktemp("mcp-reflect") / "state.json")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    root = logging.getLogger()
+    names = ("httpx", "httpx2", "httpcore", "mcp")
+    handlers, level, levels = root.handlers[:], root.level, {name: logging.getLogger(name).level for name in names}
+    yield
+    root.handlers[:], root.level = handlers, level
+    for name, saved in levels.items():
+        logging.getLogger(name).setLevel(saved)
+
+
+def server_logging_at_debug(caplog: pytest.LogCaptureFixture) -> None:
+    """Logging as `quiver serve` sets it up with QUIVER_LOG_LEVEL=DEBUG, captured."""
+    configure_logging("DEBUG")
+    logging.getLogger().addHandler(caplog.handler)
+
+
+@pytest.mark.usefixtures("restore_logging")
+class TestMcpSecretsAreNeverEchoed:
+    """The MCP path (app/mcp) goes through the same scrubbing as CUSTOM tools: an MCP server
+    repeating the credential it was sent, in a result or a tool error, shows ``[secret]``."""
+
+    @pytest.mark.parametrize(
+        ("auth", "header", "shown_as"),
+        [
+            (
+                {"type": "BEARER", "secret": LEAKY_SECRET},
+                ["Authorization", f"Bearer {LEAKY_SECRET}"],
+                "Bearer [secret]",
+            ),
+            (
+                {"type": "API_KEY", "headerName": "X-Api-Key", "secret": LEAKY_SECRET},
+                ["X-Api-Key", LEAKY_SECRET],
+                "[secret]",
+            ),
+        ],
+        ids=["bearer", "api-key"],
+    )
+    async def test_results_and_tool_errors_repeating_the_credential(
+        self,
+        gql: GraphQLClient,
+        keys: Keys,
+        mcp_server: HttpMcpServer,
+        caplog: pytest.LogCaptureFixture,
+        tmp_path: Path,
+        auth: dict[str, Any],
+        header: list[str],
+        shown_as: str,
+    ) -> None:
+        server_logging_at_debug(caplog)
+        # The server answers only requests carrying the credential, so it was sent.
+        mcp_server.set_state({"reflect": True, "require_header": header})
+        mcp_server.ensure_running()
+        space = await keys.space("alpha")
+        registered = (
+            await gql.execute(
+                REGISTER_MCP_SERVER,
+                {
+                    "input": {
+                        "name": fresh("reflect"),
+                        "transport": "STREAMABLE_HTTP",
+                        "url": mcp_server.url,
+                        "auth": auth,
+                    }
+                },
+            )
+        )["registerMcpServer"]
+        assert registered["userErrors"] == []
+        server_id = registered["mcpServer"]["id"]
+        synced = (await gql.execute(SYNC_MCP_SERVER, {"id": server_id}))["syncMcpServer"]
+        assert synced["userErrors"] == [] and synced["mcpServer"]["lastError"] is None
+
+        result = await invoke(gql, space.id, f"{server_id}__reflect_headers", {})
+        error = await invoke(gql, space.id, f"{server_id}__reflect_headers_error", {})
+
+        assert result["status"] == "SUCCESS", result["error"]
+        assert result["data"]["headers"][header[0].lower()] == shown_as
+        assert error["status"] == "FAILED" and error["error"]["code"] == "MCP_ERROR"
+        assert f"{header[0].lower()}: {shown_as}" in json.dumps(error["error"])
+        for envelope in (result, error):
+            assert LEAKY_SECRET not in json.dumps(envelope)
+            assert LEAKY_SECRET not in json.dumps(await stored_call(gql, envelope["call"]["id"]))
+        assert LEAKY_SECRET not in captured(caplog)
