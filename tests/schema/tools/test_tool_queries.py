@@ -55,10 +55,10 @@ query Node($id: ID!) {
 }
 """
 
-# Twenty servers a page keeps the nested tools pages within the query cost limit.
+# Ten servers a page keeps the nested tools pages within the default query cost limit.
 MCP_SERVERS = """
 query McpServers {
-  mcpServers(first: 20) {
+  mcpServers(first: 10) {
     totalCount
     edges { node { id tools(first: 100) { totalCount edges { node { id } } } } }
   }
