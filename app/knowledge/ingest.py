@@ -6,8 +6,11 @@ write itself (``service.store_document``) is then short.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
-from collections.abc import Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -66,30 +69,142 @@ class Ingestor:
     async def prepare(
         self, data: DocumentInput, *, kind: str = "markdown", sections: Sequence[Section] | None = None
     ) -> PreparedDocument:
-        """``data`` must already have passed ``service.check_document_input``."""
-        chunks = self.chunk(data, kind, sections)
-        if not chunks:
-            raise DomainError("EMPTY_DOCUMENT", f"Document {data.title!r} has no text.", ["input", "text"])
-        contextual = [contextual_text(data.title, chunk.heading_path, chunk.text) for chunk in chunks]
+        """``data`` must already have passed ``service.check_document_input``. Raises DomainError."""
+        (result,) = await self.prepare_many([ToPrepare(data, kind, sections)])
+        if isinstance(result, DomainError):
+            raise result
+        return result
+
+    async def prepare_many(self, items: Sequence[ToPrepare]) -> list[PreparedDocument | DomainError]:
+        """Several documents at once: their passages go to the embedding provider in one call
+        (batches fill up across documents; the local model encodes them on worker threads, off
+        the event loop). One result per item, in order: a document without text is a DomainError
+        of its own; an embedding failure is one for every item."""
+        drafts: list[list[ChunkDraft] | DomainError] = []
+        passages: list[str] = []
+        for item in items:
+            chunks = self.chunk(item.data, item.kind, item.sections)
+            if not chunks:
+                drafts.append(
+                    DomainError("EMPTY_DOCUMENT", f"Document {item.data.title!r} has no text.", ["input", "text"])
+                )
+                continue
+            drafts.append(chunks)
+            passages.extend(contextual_text(item.data.title, chunk.heading_path, chunk.text) for chunk in chunks)
         vectors: list[bytes] | None = None
-        if self.embedder is not None:
+        if self.embedder is not None and passages:
             try:
-                matrix = await self.embedder.embed(passage_texts(self.embedder, contextual))
+                matrix = await self.embedder.embed(passage_texts(self.embedder, passages))
             except EmbeddingError as error:
-                raise DomainError(
-                    "EMBEDDING_FAILED", f"Document {data.title!r} could not be embedded: {error}", ["input", "text"]
-                ) from error
+                titles = ", ".join(repr(item.data.title) for item in items[:3]) + (" …" if len(items) > 3 else "")
+                failure = DomainError(
+                    "EMBEDDING_FAILED", f"Document {titles} could not be embedded: {error}", ["input", "text"]
+                )
+                return [failure for _ in items]
             vectors = [to_bytes(row) for row in matrix]
-        return PreparedDocument(
-            knowledge_base_id=data.knowledge_base_id,
-            title=data.title,
-            source=data.source,
-            content_hash=self.content_hash(data, kind),
-            chunks=chunks,
-            index_texts=[index_text(text) for text in contextual],
-            vectors=vectors,
-            embedding_model=self.embedder.model_name if self.embedder else None,
-        )
+        results: list[PreparedDocument | DomainError] = []
+        offset = 0
+        for item, drafted in zip(items, drafts, strict=True):
+            if isinstance(drafted, DomainError):
+                results.append(drafted)
+                continue
+            contextual = passages[offset : offset + len(drafted)]
+            results.append(
+                PreparedDocument(
+                    knowledge_base_id=item.data.knowledge_base_id,
+                    title=item.data.title,
+                    source=item.data.source,
+                    content_hash=self.content_hash(item.data, item.kind),
+                    chunks=drafted,
+                    index_texts=[index_text(text) for text in contextual],
+                    vectors=vectors[offset : offset + len(drafted)] if vectors is not None else None,
+                    embedding_model=self.embedder.model_name if self.embedder else None,
+                )
+            )
+            offset += len(drafted)
+        return results
+
+
+@dataclass(frozen=True)
+class ToPrepare:
+    """A checked document (``service.check_document_input``) and how to read it."""
+
+    data: DocumentInput
+    kind: str = "markdown"
+    sections: Sequence[Section] | None = None
+
+
+#: How many characters of documents ``ingest_many`` prepares at once (about 300 chunks of 800).
+BATCH_CHARS = 240_000
+
+
+async def ingest_many(
+    session_factory: async_sessionmaker[AsyncSession],
+    principal: Principal,
+    ingestor: Ingestor,
+    items: Iterable[ToPrepare] | AsyncIterable[ToPrepare],
+    *,
+    batch_chars: int = BATCH_CHARS,
+) -> AsyncIterator[tuple[ToPrepare, StoredDocument | DomainError]]:
+    """Prepare and store many documents, yielding each one's outcome in order.
+
+    Documents are prepared in groups of about ``batch_chars`` characters (one embedding call
+    per group, so the model's batches are full), and the next group is prepared while the
+    previous one is written: embedding runs on worker threads, the writes on the event loop.
+    Each document is written in a transaction of its own (one INSERT of all its chunks), so
+    a failing one leaves nothing behind and the others go on. Unchanged documents are not
+    skipped here: ask ``service.unchanged_document`` first (``store_document`` still answers
+    UNCHANGED for them, after preparing).
+    """
+    groups = _groups(items, max(1, batch_chars))
+    group = await anext(groups, None)
+    pending = asyncio.ensure_future(ingestor.prepare_many(group)) if group else None
+    try:
+        while group is not None and pending is not None:
+            prepared = await pending
+            following = await anext(groups, None)
+            pending = asyncio.ensure_future(ingestor.prepare_many(following)) if following else None
+            for item, result in zip(group, prepared, strict=True):
+                if isinstance(result, DomainError):
+                    yield item, result
+                    continue
+                try:
+                    async with session_factory() as session, session.begin():
+                        stored = await service.store_document(session, principal, result)
+                except DomainError as error:
+                    yield item, error
+                    continue
+                yield item, stored
+            group = following
+    finally:
+        if pending is not None and not pending.done():
+            pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError, DomainError):
+                await pending
+
+
+async def _groups(
+    items: Iterable[ToPrepare] | AsyncIterable[ToPrepare], batch_chars: int
+) -> AsyncIterator[list[ToPrepare]]:
+    group: list[ToPrepare] = []
+    size = 0
+    async for item in _aiter(items):
+        group.append(item)
+        size += len(item.data.text)
+        if size >= batch_chars:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
+
+
+async def _aiter(items: Iterable[ToPrepare] | AsyncIterable[ToPrepare]) -> AsyncIterator[ToPrepare]:
+    if isinstance(items, AsyncIterable):
+        async for item in items:
+            yield item
+    else:
+        for item in items:
+            yield item
 
 
 async def add_document(

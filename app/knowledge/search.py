@@ -37,6 +37,9 @@ logger = logging.getLogger("quiver.knowledge")
 RRF_K = 5
 LEXICAL_WEIGHT = 1.0
 VECTOR_WEIGHT = 3.0
+#: Only the first this many of each list count in the fusion (deeper candidates score 0 from
+#: that list); chosen with k and the weights.
+FUSION_DEPTH = 50
 #: Below this cosine similarity a "nearest" vector is noise, not a match.
 MIN_VECTOR_SIMILARITY = 0.15
 #: Passages whose word 3-gram sets overlap this much are the same passage.
@@ -272,10 +275,12 @@ def fuse(
     k: int = RRF_K,
     lexical_weight: float = LEXICAL_WEIGHT,
     vector_weight: float = VECTOR_WEIGHT,
+    depth: int = FUSION_DEPTH,
 ) -> list[tuple[int, float, int | None, int | None]]:
     """Weighted reciprocal rank fusion of two (chunk id, raw score) lists, best first.
 
-    Returns (chunk id, fused score, lexical rank, vector rank); ranks start at 1.
+    Returns (chunk id, fused score, lexical rank, vector rank); ranks start at 1. A rank
+    beyond ``depth`` adds nothing to the score (the candidate stays, ordered by the rest).
     Ties go to the better lexical rank, then the lower chunk id (stable order).
     """
     lexical_ranks = _ranks(lexical)
@@ -284,8 +289,8 @@ def fuse(
     for chunk_id in lexical_ranks.keys() | vector_ranks.keys():
         lexical_rank = lexical_ranks.get(chunk_id)
         vector_rank = vector_ranks.get(chunk_id)
-        score = (lexical_weight / (k + lexical_rank) if lexical_rank is not None else 0.0) + (
-            vector_weight / (k + vector_rank) if vector_rank is not None else 0.0
+        score = (lexical_weight / (k + lexical_rank) if lexical_rank is not None and lexical_rank <= depth else 0.0) + (
+            vector_weight / (k + vector_rank) if vector_rank is not None and vector_rank <= depth else 0.0
         )
         fused.append((chunk_id, score, lexical_rank, vector_rank))
     fused.sort(key=lambda item: (-item[1], item[2] if item[2] is not None else 1 << 30, item[0]))
