@@ -124,7 +124,20 @@ def scores(ranking: list[str], relevant: set[str]) -> tuple[float, float]:
     return recall, reciprocal
 
 
+def use_cjk_trigrams() -> None:
+    """For ``--cjk-ngrams 23``: index and query runs of Chinese (Japanese…) characters by their
+    character 3-grams as well as their 2-grams (a measurement; the app indexes 2-grams)."""
+    from app.knowledge import tokens
+
+    def bigrams_and_trigrams(run: str) -> list[str]:
+        return [run[i : i + 2] for i in range(len(run) - 1)] + [run[i : i + 3] for i in range(len(run) - 2)]
+
+    tokens._bigrams = bigrams_and_trigrams
+
+
 async def run(arguments: argparse.Namespace) -> None:
+    if arguments.cjk_ngrams == "23":
+        use_cjk_trigrams()
     documents, queries = load_set()
     embedder: EmbeddingProvider | None = (
         None if arguments.lexical_only else LocalEmbeddings(passage_chars=arguments.passage_chars)
@@ -135,7 +148,10 @@ async def run(arguments: argparse.Namespace) -> None:
 
     print("# knowledge_eval — retrieval quality of knowledge search")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    print(f"backend: {arguments.backend}; chunks: {options.size} chars, overlap {options.overlap}")
+    print(
+        f"backend: {arguments.backend}; chunks: {options.size} chars, overlap {options.overlap}; "
+        f"CJK character {' and '.join(arguments.cjk_ngrams)}-grams"
+    )
     print(
         f"embeddings: {embedder.model_name if embedder else 'none (lexical only)'}; "
         f"passages embedded from their first {getattr(embedder, 'passage_chars', 0) or 'all'} characters; "
@@ -325,6 +341,9 @@ def main() -> None:
     parser.add_argument("--lexical-only", action="store_true", help="skip the local embedding model")
     parser.add_argument("--chunk-size", type=int, default=800)
     parser.add_argument("--chunk-overlap", type=int, default=100)
+    parser.add_argument(
+        "--cjk-ngrams", choices=["2", "23"], default="2", help="character n-grams of CJK runs (measurement)"
+    )
     parser.add_argument(
         "--passage-chars", type=int, default=350, help="characters of a passage the local model embeds (0: all)"
     )

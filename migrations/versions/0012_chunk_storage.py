@@ -26,8 +26,7 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
         op.execute(
-            "ALTER TABLE chunk ALTER COLUMN search_vector SET STORAGE MAIN, "
-            "ALTER COLUMN embedding SET STORAGE EXTERNAL"
+            "ALTER TABLE chunk ALTER COLUMN search_vector SET STORAGE MAIN, ALTER COLUMN embedding SET STORAGE EXTERNAL"
         )
 
 
