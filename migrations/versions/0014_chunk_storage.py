@@ -8,8 +8,8 @@ knowledge base is loaded) always goes out of line, and the tsvector stays in the
 Applies to rows written from now on; ``VACUUM FULL chunk`` rewrites the older ones.
 SQLite keeps its FTS5 index in a table of its own: nothing to do there.
 
-Revision ID: 0012
-Revises: 0011
+Revision ID: 0014
+Revises: 0013
 Create Date: 2026-12-01 22:10:00
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0012"
-down_revision: str | None = "0011"
+revision: str = "0014"
+down_revision: str | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
