@@ -18,6 +18,8 @@ from app.skills.matching import (
     Match,
     SkillDocument,
     SkillMatcher,
+    _SemanticIndex,
+    cjk_trigrams,
     request_terms,
 )
 from app.skills.rerank import OpenAIReranker, parse_ranking
@@ -104,6 +106,20 @@ class TestLexical:
         plain = evidence("draft an email about the invoice")["sk_email"]
         named = evidence("Draft an email to Priya Nair at Initech Leeds about invoice 4471")["sk_email"]
         assert named.coverage >= 0.9 * plain.coverage
+
+    def test_chinese_three_characters_in_a_row_count_more_than_the_same_characters_scattered(self) -> None:
+        minutes = SkillDocument(
+            skill_id="sk_minutes",
+            name="minutes",
+            label="Minutes",
+            description="把讨论整理成会议纪要和待办事项",
+        )
+        found = evidence("帮我把讨论写成会议纪要", [minutes, EMAIL])["sk_minutes"]
+        scattered = evidence("帮我把纪要会议讨论一下", [minutes, EMAIL])["sk_minutes"]
+        assert found.raw > scattered.raw > 0
+        assert {"会议纪", "议纪要"} <= set(cjk_trigrams("会议纪要"))
+        # Trigrams holding a filler bigram say nothing: "帮我写" of "帮我写一封".
+        assert "帮我写" not in cjk_trigrams("帮我写一封邮件")
 
     def test_no_shared_word_is_no_candidate(self) -> None:
         assert evidence("tomato soup recipe")["sk_email"].strength == 0
@@ -193,13 +209,34 @@ class TestSemantic:
         matcher = SkillMatcher(embeddings=EmbeddingCache(provider))
 
         first = await matcher.score_all(DOCUMENTS, "draft an email to the team")
-        await matcher.score_all(DOCUMENTS, "summarize this meeting")
+        await matcher.score_all(DOCUMENTS, "summarize this meeting with Ana")
+        await matcher.score_all(DOCUMENTS, "draft an email to the team")  # the request's vector is cached
+        await matcher.score_all(DOCUMENTS, "summarize this meeting")  # a hint's own text: already embedded
 
         skill_texts = sum(len(document.semantic_texts()) for document in DOCUMENTS)
         assert provider.calls == [skill_texts, len(EVERYDAY_TOPICS), 1, 1]
         top = first[0]
         assert top.skill_id == "sk_email" and top.semantic is not None
         assert top.nearest_text == "draft an email" and "SEMANTIC" in top.signals
+
+    def test_per_skill_reductions_agree_with_a_plain_loop(self) -> None:
+        rng = np.random.default_rng(7)
+        documents = [
+            SkillDocument(skill_id=f"s{i}", name=f"s{i}", label=f"S {i}", description="d", trigger_hints=hints)
+            for i, hints in enumerate([(), ("a",), ("a", "b", "c"), ("a", "b"), ()])
+        ]
+        rows = sum(len(document.semantic_texts()) for document in documents)
+        index = _SemanticIndex.build(documents, list(rng.standard_normal((rows, 8)).astype(np.float32)))
+        similarities = rng.standard_normal(rows).astype(np.float32)
+
+        best, pair, best_rows = index.per_skill(similarities)
+
+        for position in range(len(documents)):
+            mine = sorted((float(similarities[row]), row) for row in np.flatnonzero(index.owners == position))[::-1]
+            assert best[position] == pytest.approx(mine[0][0]) and best_rows[position] == mine[0][1]
+            expected_pair = (mine[0][0] + mine[1][0]) / 2 if len(mine) > 1 else mine[0][0]
+            assert pair[position] == pytest.approx(expected_pair)
+            assert index.texts[mine[0][1]] in documents[position].semantic_texts()
 
     async def test_a_failing_provider_degrades_to_lexical(self) -> None:
         matcher = SkillMatcher(embeddings=EmbeddingCache(BrokenEmbeddings()))
@@ -222,6 +259,51 @@ class TestSemantic:
         # The model is multilingual: a Chinese paraphrase sharing no hint is found by its meaning.
         assert chinese[0].skill_id == "sk_meeting" and chinese[0].lexical == 0
         assert chinese[0].semantic is not None and chinese[0].semantic > 0
+
+
+@pytest.fixture(scope="module")
+def matcher() -> SkillMatcher:
+    """A matcher with the bundled local model (loaded once per process)."""
+    from app.knowledge.embeddings import LocalEmbeddings
+
+    return SkillMatcher(embeddings=EmbeddingCache(LocalEmbeddings()))
+
+
+class TestGateWithTheLocalModel:
+    """The calibrated gate of the bundled model on requests written for this test (not from the
+    benchmark's sets): everyday requests get nothing, unless ``minScore`` asks for the raw top-k;
+    long requests full of names that do have a skill get it."""
+
+    @pytest.mark.parametrize(
+        "request_text",
+        [
+            "Which beach near Nice is best for snorkelling with kids in July?",
+            "How do I stop my sourdough from going flat after the second rise?",
+            "我家仓鼠最近不怎么吃东西\uff0c是生病了吗\uff1f",
+            "周末去苏州园林玩\uff0c拙政园和留园哪个更值得去\uff1f",
+        ],
+    )
+    async def test_an_everyday_request_gets_nothing_by_default(self, matcher: SkillMatcher, request_text: str) -> None:
+        assert await matcher.match(catalogue(), request_text, top_k=5) == []
+        raw = await matcher.match(catalogue(), request_text, top_k=3, min_score=0.0)
+        assert len(raw) == 3 and [match.score for match in raw] == sorted((match.score for match in raw), reverse=True)
+
+    @pytest.mark.parametrize(
+        ("request_text", "skill_id"),
+        [
+            (
+                "Arjun from the Pune office sent me last week's call recording with Tata Steel; "
+                "I need who agreed to what and by when.",
+                "meeting-summary",
+            ),
+            ("客户上个月在我们天猫店买的扫地机器人寄回来了\uff0c钱什么时候退给她\uff1f", "refund-request"),
+        ],
+    )
+    async def test_a_paraphrase_full_of_names_passes_the_gate(
+        self, matcher: SkillMatcher, request_text: str, skill_id: str
+    ) -> None:
+        matches = await matcher.match(catalogue(), request_text, top_k=5)
+        assert matches and matches[0].skill_id == skill_id and "SEMANTIC" in matches[0].signals
 
 
 def reranker_on(server: OpenAIServer, model: str) -> OpenAIReranker:
