@@ -42,6 +42,8 @@ class ToolCall(Base):
         Index("ix_tool_call_space_id", "space_id", "id"),
         Index("ix_tool_call_tool_id_started_at", "tool_id", "started_at"),
         Index("ix_tool_call_origin", "origin", "id"),
+        # The health report's catch-up reads closed hours of every space (app.reports.rollup).
+        Index("ix_tool_call_started_at", "started_at"),
     )
 
 

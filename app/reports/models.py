@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Integer, String
+from sqlalchemy import Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, UtcDateTime
@@ -26,6 +26,8 @@ class CallRollup(Base):
     """Calls per space, period, tool, status and error code ('' for none); calls waiting for approval left out."""
 
     __tablename__ = "report_call_rollup"
+    # A day is summed from its hours, of every space at once.
+    __table_args__ = (Index("ix_report_call_rollup_period", "grain", "period_start"),)
 
     space_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     grain: Mapped[str] = mapped_column(String(1), primary_key=True)
@@ -40,6 +42,8 @@ class LatencyRollup(Base):
     """Calls per space, period and latency bucket (``app.reports.rollup.bucket_of``): the p95's histogram."""
 
     __tablename__ = "report_latency_rollup"
+    # A day is summed from its hours, of every space at once.
+    __table_args__ = (Index("ix_report_latency_rollup_period", "grain", "period_start"),)
 
     space_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     grain: Mapped[str] = mapped_column(String(1), primary_key=True)
@@ -53,6 +57,8 @@ class RunRollup(Base):
     with ``skill_id`` '' counts every run (with or without skills); channel '' is none."""
 
     __tablename__ = "report_run_rollup"
+    # A day is summed from its hours, of every space at once.
+    __table_args__ = (Index("ix_report_run_rollup_period", "grain", "period_start"),)
 
     space_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     grain: Mapped[str] = mapped_column(String(1), primary_key=True)

@@ -56,6 +56,8 @@ class AgentRun(Base):
         Index("ix_agent_run_status_lease", "status", "lease_expires_at"),
         # The health report reads a space's runs by start.
         Index("ix_agent_run_space_started", "space_id", "started_at"),
+        # The health report's catch-up reads closed hours of every space (app.reports.rollup).
+        Index("ix_agent_run_started_at", "started_at"),
     )
 
 

@@ -4,7 +4,8 @@ Revision ID: 0013
 Revises: 0011
 Create Date: 2026-12-01 22:10:00
 
-The tables start empty; existing rows are rolled up by the first catch-up
+With an index on the start of calls and of runs, which the catch-up reads by hour across
+spaces, and one on (grain, period) per rollup table. The tables start empty; existing rows are rolled up by the first catch-up
 (``app.reports.rollup.catch_up``: the server's, every minute, or ``quiver report``'s), a week
 per transaction. Until then a report reads the raw rows, as before: it is correct either way.
 """
@@ -68,6 +69,11 @@ def upgrade() -> None:
             name=op.f("pk_report_run_rollup"),
         ),
     )
+    for table in ("report_call_rollup", "report_latency_rollup", "report_run_rollup"):
+        op.create_index(f"ix_{table}_period", table, ["grain", "period_start"])
+    # The catch-up reads closed hours of every space.
+    op.create_index("ix_tool_call_started_at", "tool_call", ["started_at"])
+    op.create_index("ix_agent_run_started_at", "agent_run", ["started_at"])
     op.create_table(
         "report_rollup_state",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -83,6 +89,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_agent_run_started_at", table_name="agent_run")
+    op.drop_index("ix_tool_call_started_at", table_name="tool_call")
     op.drop_table("report_rollup_open_hour")
     op.drop_table("report_rollup_state")
     op.drop_table("report_run_rollup")
