@@ -11,7 +11,7 @@ aggregated once, in one transaction with the move of the frontier, so the rows o
 are immutable once written; an hour that is not closed because of an unfinished run is kept
 as *open* and tried again by every catch-up. The server runs a catch-up every
 ``QUIVER_REPORT_ROLLUP_INTERVAL_S`` (60 s), ``quiver report`` runs one before it reports, and
-after an upgrade the first one backfills the existing rows (in chunks of a week).
+after an upgrade the first one backfills the existing rows (a day per transaction).
 
 **A report is always exact about what it counts**, whatever the state of the rollups: the
 hours the rollups hold are read from them (whole UTC days from the day rows, other whole
@@ -55,8 +55,8 @@ logger = logging.getLogger(__name__)
 
 #: An hour is rolled up once it ended this long ago: longer than any call takes to be logged.
 GRACE = timedelta(hours=2)
-#: Hours rolled up per transaction.
-CHUNK = timedelta(days=7)
+#: Hours rolled up per transaction (short: on SQLite the call log waits for its write lock meanwhile).
+CHUNK = timedelta(days=1)
 #: Run statuses that may still change.
 UNFINISHED = ("QUEUED", RUNNING, WAITING_APPROVAL)
 #: The latency histogram: bucket 0 holds latencies <= 0, bucket 1 those up to MIN_MS, bucket
@@ -383,7 +383,7 @@ async def _catch_up_once(session: AsyncSession, now: datetime) -> bool:
 
 
 async def catch_up(session_factory: async_sessionmaker[AsyncSession], now: datetime, max_chunks: int = 10_000) -> int:
-    """Roll up every closed hour not rolled up yet, a week per transaction. Idempotent; safe
+    """Roll up every closed hour not rolled up yet, a day per transaction. Idempotent; safe
     to run on several replicas at once (they take turns). Returns the chunks it ran."""
     chunks = 0
     while chunks < max_chunks:

@@ -5,9 +5,10 @@ Revises: 0011
 Create Date: 2026-12-01 22:10:00
 
 With an index on the start of calls and of runs, which the catch-up reads by hour across
-spaces, and one on (grain, period) per rollup table. The tables start empty; existing rows are rolled up by the first catch-up
-(``app.reports.rollup.catch_up``: the server's, every minute, or ``quiver report``'s), a week
-per transaction. Until then a report reads the raw rows, as before: it is correct either way.
+spaces, and one on (grain, period) per rollup table. The tables start empty; existing rows
+are rolled up by the first catch-up (``app.reports.rollup.catch_up``: the server's, every
+minute, or ``quiver report``'s), a day per transaction. Until then a report reads the raw
+rows, as before: it is correct either way.
 """
 
 from collections.abc import Sequence
