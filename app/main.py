@@ -63,6 +63,7 @@ from app.mcp_server.catalog import Catalog as McpCatalog
 from app.mcp_server.endpoint import McpEndpoint
 from app.mcp_server.notify import ChangeNotifier
 from app.mcp_server.server import build_server as build_mcp_server
+from app.pipelines.runner import PipelineRunner
 from app.principal import Principal
 from app.prometheus import REGISTRY as METRICS_REGISTRY
 from app.reports.rollup import CatchUpLoop
@@ -102,6 +103,7 @@ class Services:
     knowledge: KnowledgeSearch
     ingestor: Ingestor
     runtime: AgentRuntime
+    pipelines: PipelineRunner
     model_client: ModelClient | None
     call_log: CallLog
     changes: ChangeRelay
@@ -416,6 +418,8 @@ def build_services(settings: Settings) -> Services:
         knowledge=knowledge,
         ingestor=ingestor,
         runtime=runtime,
+        # Its pipeline runs are leased and taken over with the runtime's heartbeat and sweep.
+        pipelines=PipelineRunner(runtime, max_message_chars=settings.max_prompt_chars),
         model_client=model_client,
         call_log=call_log,
         changes=ChangeRelay(bus),
@@ -475,6 +479,7 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
             knowledge=services.knowledge,
             ingestor=services.ingestor,
             runtime=services.runtime,
+            pipelines=services.pipelines,
             mcp_pool=services.mcp_pool,
             bus=services.bus,
             egress=services.egress,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TypeVar
+from typing import Any, TypeVar
 
 Row = TypeVar("Row")
 
@@ -38,6 +38,14 @@ class Principal:
 
     def can_invoke_in_space(self, space_id: str) -> bool:
         return self.is_admin or (space_id == self.space_id and self.role in (Role.SPACE_ADMIN, Role.MEMBER))
+
+    def as_json(self) -> dict[str, str | None]:
+        """The principal as stored with work another replica may continue."""
+        return {"keyId": self.key_id, "role": self.role.value, "spaceId": self.space_id}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Principal:
+        return cls(key_id=data["keyId"], role=Role(data["role"]), space_id=data["spaceId"])
 
     @property
     def reach(self) -> str | None:

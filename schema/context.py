@@ -18,6 +18,7 @@ from app.gateway.service import ToolGateway
 from app.knowledge.ingest import Ingestor
 from app.knowledge.search import KnowledgeSearch
 from app.mcp.pool import McpSessionPool
+from app.pipelines.runner import PipelineRunner
 from app.principal import Principal
 from app.runtime.service import AgentRuntime
 from schema.errors import ClientError
@@ -33,6 +34,7 @@ class Context(BaseContext):
     knowledge: KnowledgeSearch
     ingestor: Ingestor
     runtime: AgentRuntime
+    pipelines: PipelineRunner
     mcp_pool: McpSessionPool
     bus: EventBus
     egress: EgressPolicy

@@ -107,7 +107,10 @@ async def _run(port: int, run_id: str) -> dict[str, Any]:
     return run
 
 
-async def _subscribe(port: int, run_id: str) -> AsyncIterator[dict[str, Any]]:
+async def _subscribe(
+    port: int, run_id: str, query: str = RUN_EVENTS, field: str = "agentRunEvents"
+) -> AsyncIterator[dict[str, Any]]:
+    """The events of a subscription (``query`` with variable ``id``) over graphql-transport-ws, until complete."""
     async with websockets.connect(
         f"ws://127.0.0.1:{port}/graphql",
         subprotocols=["graphql-transport-ws"],  # type: ignore[list-item]
@@ -117,16 +120,14 @@ async def _subscribe(port: int, run_id: str) -> AsyncIterator[dict[str, Any]]:
         )
         assert json.loads(await asyncio.wait_for(socket.recv(), 10))["type"] == "connection_ack"
         await socket.send(
-            json.dumps(
-                {"id": "events", "type": "subscribe", "payload": {"query": RUN_EVENTS, "variables": {"id": run_id}}}
-            )
+            json.dumps({"id": "events", "type": "subscribe", "payload": {"query": query, "variables": {"id": run_id}}})
         )
         while True:
             message = json.loads(await asyncio.wait_for(socket.recv(), 60))
             if message["type"] == "complete":
                 return
             assert message["type"] == "next", message
-            yield message["payload"]["data"]["agentRunEvents"]
+            yield message["payload"]["data"][field]
 
 
 async def _wait_finished(port: int, run_ids: list[str], timeout_s: float = 90.0) -> dict[str, dict[str, Any]]:
@@ -139,6 +140,27 @@ async def _wait_finished(port: int, run_ids: list[str], timeout_s: float = 90.0)
             stuck = {run_id: run["status"] for run_id, run in runs.items() if not run["finishedAt"]}
             raise AssertionError(f"runs not finished in {timeout_s}s: {stuck}")
         await asyncio.sleep(0.2)
+
+
+async def _record_tool(port: int, tool_server: ToolServer, write_key: str) -> str:
+    """The WRITE tool ``record`` (no retries): each call counted under ``write_key``, taking WRITE_SECONDS."""
+    tool = await _graphql(
+        port,
+        CREATE_TOOL,
+        {
+            "input": {
+                "name": "record",
+                "label": "Record",
+                "description": "Record a job (a write).",
+                "inputSchema": {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]},
+                "endpoint": tool_server.url(f"/count-write/{write_key}?seconds={WRITE_SECONDS}"),
+                "sideEffect": "WRITE",
+                "maxRetries": 0,
+            }
+        },
+    )
+    tool_id: str = tool["createTool"]["tool"]["id"]
+    return tool_id
 
 
 class TestKilledReplica:
@@ -176,22 +198,7 @@ class TestKilledReplica:
     async def _start(
         self, port: int, tool_server: ToolServer, write_key: str, model_name: str
     ) -> tuple[str, str, list[str]]:
-        tool = await _graphql(
-            port,
-            CREATE_TOOL,
-            {
-                "input": {
-                    "name": "record",
-                    "label": "Record",
-                    "description": "Record a job (a write).",
-                    "inputSchema": {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]},
-                    "endpoint": tool_server.url(f"/count-write/{write_key}?seconds={WRITE_SECONDS}"),
-                    "sideEffect": "WRITE",
-                    "maxRetries": 0,
-                }
-            },
-        )
-        tool_id = tool["createTool"]["tool"]["id"]
+        tool_id = await _record_tool(port, tool_server, write_key)
         agent = await _graphql(
             port,
             CREATE_AGENT,

@@ -63,8 +63,19 @@ class PipelineRun(Base):
     request_hash: Mapped[str | None] = mapped_column(String(64))
     started_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    # The replica executing the run and until when its lease holds (renewed by its heartbeat),
+    # as for agent runs: a RUNNING run whose lease ran out lost its replica, and a live one
+    # takes it over, continuing from its last completed step.
+    owner_id: Mapped[str | None] = mapped_column(String(64))
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    # How often a replica took the run over after its owner was gone (bounded).
+    takeovers: Mapped[int] = mapped_column(Integer, default=0)
+    # The caller whose rights the steps run with ({keyId, role, spaceId}), to continue elsewhere.
+    caller: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
 
     __table_args__ = (
         UniqueConstraint("pipeline_id", "idempotency_key", name="uq_pipeline_run_pipeline_id_idempotency_key"),
         Index("ix_pipeline_run_pipeline", "pipeline_id", "id"),
+        # The sweep for runs whose owner is gone.
+        Index("ix_pipeline_run_status_lease", "status", "lease_expires_at"),
     )

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Select, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import leases
 from app.pagination import Page, PageRequest, count, fetch_page
 from app.pipelines.models import Pipeline, PipelineRun, PipelineVersion
 
@@ -88,3 +91,31 @@ async def list_runs(session: AsyncSession, pipeline_id: str, page: PageRequest) 
 
 async def count_runs(session: AsyncSession, pipeline_id: str) -> int:
     return await count(session, _runs_statement(pipeline_id))
+
+
+# ---------------------------------------------------------------- leases (as agent runs')
+
+
+async def renew_leases(session: AsyncSession, run_ids: Sequence[str], owner_id: str, until: datetime) -> int:
+    """Extend this replica's leases on the pipeline runs it executes; how many it still holds."""
+    return await leases.renew_leases(session, PipelineRun, run_ids, owner_id, until)
+
+
+async def orphaned_run_ids(session: AsyncSession, now: datetime, limit: int) -> list[str]:
+    """RUNNING pipeline runs whose lease ran out (or that never had one: started before leases)."""
+    return await leases.orphaned_ids(session, PipelineRun, now, limit)
+
+
+async def take_over(session: AsyncSession, run_id: str, owner_id: str, now: datetime, until: datetime) -> bool:
+    """Become the owner of an orphaned pipeline run; False when another replica was quicker."""
+    return await leases.take_over(session, PipelineRun, run_id, owner_id, now, until)
+
+
+async def update_owned_run(session: AsyncSession, run_id: str, owner_id: str, **values: Any) -> bool:
+    """Write a RUNNING run this replica owns; False when its lease was lost (or it finished)."""
+    result = await session.execute(
+        update(PipelineRun)
+        .where(PipelineRun.id == run_id, PipelineRun.owner_id == owner_id, PipelineRun.status == leases.RUNNING)
+        .values(**values)
+    )
+    return leases.rowcount(result) == 1

@@ -10,9 +10,19 @@ pipeline's output). A failing step fails the pipeline run, naming the step, unle
 
 The run's state (each step's status, run and output) is stored after every change, and
 ``pipeline-run:<id>`` carries STARTED, STEP_STARTED, STEP_FINISHED, each step run's own
-events (RUN_EVENT) and FINISHED. A run's steps are executed by the replica that started it;
-a step waiting for approval keeps that replica's task waiting (polling the database), not
-a connection.
+events (RUN_EVENT), RESUMED and FINISHED.
+
+A pipeline run is held like an agent run: the replica executing it holds a lease (renewed
+by the runtime's heartbeat, ``AgentRuntime.add_keeper``). When that replica dies, a live
+one — at start-up, then every half lease — takes the run over and continues it from its
+last completed step: steps that SUCCEEDED (or FAILED) keep their outcome and are not run
+again; the step under way keeps its agent run, which the runtime continues (or fails with
+INTERRUPTED) like any run, and the pipeline goes on with its outcome. A step's agent run is
+started with the idempotency key ``<pipeline run id>/<step>``, so a step whose replica died
+just after starting its run finds that run instead of starting a second one. After
+``max_takeovers`` the run is FAILED with INTERRUPTED. A replica that shuts down gives its
+runs up at once. A step waiting for approval keeps its pipeline's task waiting (polling the
+database), not a connection.
 """
 
 from __future__ import annotations
@@ -41,7 +51,7 @@ from app.pipelines.service import StepSpec, get_pipeline_for
 from app.principal import Principal
 from app.runtime import repository as runs_repository
 from app.runtime.models import AgentRun
-from app.runtime.service import EVENT_PUBLISH_TIMEOUT_S, AgentRuntime, InvokeRequest, run_topic
+from app.runtime.service import EVENT_PUBLISH_TIMEOUT_S, SWEEP_BATCH, AgentRuntime, InvokeRequest, run_topic
 
 logger = logging.getLogger("quiver.pipelines")
 
@@ -77,13 +87,21 @@ class StepFailedError(Exception):
         self.message = message
 
 
+class LeaseLostError(Exception):
+    """Another replica took the pipeline run over (or it finished): this one stops writing it."""
+
+
 class PipelineRunner:
-    """Starts and executes pipeline runs on the runtime of this replica (its tasks, its bus)."""
+    """Starts, executes and takes over pipeline runs on the runtime of this replica (one per
+    replica: its tasks, its bus, its leases)."""
 
     def __init__(self, runtime: AgentRuntime, *, max_message_chars: int) -> None:
         self.runtime = runtime
         self.session_factory = runtime.session_factory
         self.max_message_chars = max_message_chars
+        #: Pipeline runs this replica executes now: the heartbeat renews exactly these leases.
+        self._active: set[str] = set()
+        runtime.add_keeper(self)
 
     async def invoke(self, principal: Principal, request: PipelineRequest) -> PipelineRun:
         field = ["input", "pipelineId"]
@@ -112,6 +130,8 @@ class PipelineRunner:
             )
         run, is_new = await self._create(principal, request, pipeline.space_id, version.version, steps)
         if not is_new:
+            # The same request again: the first run (once settled, when synchronous) — on whichever
+            # replica executes it, also after a takeover.
             return run if request.run_async or run.status != RUNNING else await self._settled(run.id)
         if request.run_async:
             self.runtime._spawn(self._execute(run.id, principal, steps), f"pipeline-{run.id}")
@@ -154,6 +174,10 @@ class PipelineRunner:
                 idempotency_key=request.idempotency_key,
                 request_hash=fingerprint,
                 started_at=utcnow(),
+                owner_id=self.runtime.replica_id,
+                lease_expires_at=self.runtime._lease_until(),
+                takeovers=0,
+                caller=principal.as_json(),
             )
             async with self.session_factory() as session:
                 session.add(run)
@@ -162,6 +186,8 @@ class PipelineRunner:
                 except IntegrityError:
                     await session.rollback()
                     continue
+            self._active.add(run.id)
+            self.runtime._ensure_heartbeat()
             return run, True
         raise DomainError(
             "CONFLICT", "The idempotency key is being used concurrently; retry.", ["input", "idempotencyKey"]
@@ -184,23 +210,71 @@ class PipelineRunner:
             await asyncio.sleep(pause)
             pause = min(pause * 2, 1.0)
 
+    # ------------------------------------------------------------ leases and takeovers
+
+    async def renew_leases(self) -> None:
+        active = sorted(self._active)
+        if active:
+            async with self.session_factory() as session, session.begin():
+                await repository.renew_leases(session, active, self.runtime.replica_id, self.runtime._lease_until())
+
+    async def sweep(self) -> None:
+        """Take over the pipeline runs whose replica is gone and continue each one here."""
+        now = utcnow()
+        async with self.session_factory() as session:
+            orphaned = await repository.orphaned_run_ids(session, now, SWEEP_BATCH)
+        for run_id in orphaned:
+            async with self.session_factory() as session, session.begin():
+                taken = await repository.take_over(
+                    session, run_id, self.runtime.replica_id, now, self.runtime._lease_until()
+                )
+            if taken:
+                logger.warning("taking over pipeline run %s: its replica is gone", run_id, extra={"run_id": run_id})
+                self._active.add(run_id)
+                self.runtime._spawn(self._resume(run_id), f"pipeline-{run_id}")
+
+    async def _resume(self, run_id: str) -> None:
+        try:
+            run = await self._read(run_id)
+            async with self.session_factory() as session:
+                version = await repository.get_version(session, run.pipeline_id, run.pipeline_version)
+            refusal = None
+            if run.caller is None or version is None:
+                refusal = "The pipeline run was interrupted and cannot be continued; invoke it again."
+            elif run.takeovers > self.runtime.settings.max_takeovers:
+                refusal = f"The pipeline run was interrupted {run.takeovers} times; it is not continued again."
+            if refusal is not None or version is None:
+                with contextlib.suppress(LeaseLostError):
+                    await self._finish(run_id, FAILED, None, ("INTERRUPTED", refusal or "", None))
+                return
+            steps = [StepSpec.from_json(step) for step in version.steps]
+            under_way = next((item["name"] for item in run.steps if item["status"] in (PENDING, RUNNING)), None)
+            await self._event(run_id, "RESUMED", step=under_way, takeovers=run.takeovers)
+            await self._execute(run_id, Principal.from_json(run.caller or {}), steps)
+        finally:
+            self._active.discard(run_id)
+
+    async def _release(self, run_id: str) -> None:
+        """Give the run up so that the next sweep (here or elsewhere) continues it."""
+        async with self.session_factory() as session, session.begin():
+            await repository.update_owned_run(
+                session, run_id, self.runtime.replica_id, lease_expires_at=utcnow() - timedelta(seconds=1)
+            )
+
     # ------------------------------------------------------------ execution
 
     async def _execute(self, run_id: str, principal: Principal, steps: list[StepSpec]) -> None:
+        self._active.add(run_id)
+        self.runtime._ensure_heartbeat()
         try:
             await self._steps(run_id, principal, steps)
+        except LeaseLostError:
+            logger.warning("pipeline run %s was taken over by another replica; leaving it", run_id)
         except asyncio.CancelledError:
-            # Shutdown: the step's agent run is continued by a live replica, but this pipeline run
-            # is not taken over; record that instead of leaving it RUNNING.
+            # Shutdown (or the caller gone): give the run up at once, so that a live replica's next
+            # sweep continues it from its last completed step.
             with contextlib.suppress(Exception):
-                await asyncio.shield(
-                    self._finish(
-                        run_id,
-                        FAILED,
-                        None,
-                        ("INTERRUPTED", "The replica running the pipeline shut down; invoke it again.", None),
-                    )
-                )
+                await asyncio.shield(self._release(run_id))
             raise
         except Exception:
             trace_id = secrets.token_hex(8)
@@ -212,50 +286,56 @@ class PipelineRunner:
                     None,
                     ("INTERNAL_ERROR", f"The run failed inside the platform (trace {trace_id}).", None),
                 )
+        finally:
+            self._active.discard(run_id)
 
     async def _steps(self, run_id: str, principal: Principal, steps: list[StepSpec]) -> None:
+        """Each step in order; a step settled before a takeover (SUCCEEDED or FAILED) keeps its
+        outcome and is not run again."""
         run = await self._read(run_id)
         state: list[dict[str, Any]] = [dict(item) for item in run.steps]
         pipeline_input = run.input
         previous: Any = pipeline_input
         outputs: dict[str, Any] = {}
-        await self._event(run_id, "STARTED")
+        if all(item["status"] == PENDING for item in state):
+            await self._event(run_id, "STARTED")
         for index, step in enumerate(steps):
-            try:
-                output, agent_run_id = await self._step(
-                    run_id, principal, step, index, state, pipeline_input, previous, outputs
-                )
-            except StepFailedError as failure:
-                state[index].update(status=FAILED, error={"code": failure.code, "message": failure.message})
-                await self._store_steps(run_id, state)
-                await self._event(
-                    run_id, "STEP_FINISHED", step=step.name, run_id=state[index].get("runId"), status=FAILED
-                )
+            entry = state[index]
+            ran_here = entry["status"] not in (SUCCEEDED, FAILED)
+            if ran_here:
+                try:
+                    output = await self._step(run_id, principal, step, entry, state, pipeline_input, previous, outputs)
+                    entry.update(status=SUCCEEDED, output=output)
+                except StepFailedError as failure:
+                    entry.update(status=FAILED, error={"code": failure.code, "message": failure.message})
+            if entry["status"] == FAILED:
+                if ran_here:
+                    await self._store_steps(run_id, state)
+                    await self._event(run_id, "STEP_FINISHED", step=step.name, run_id=entry.get("runId"), status=FAILED)
                 if step.optional:
                     outputs[step.name] = None
                     continue
+                error = entry["error"]
                 await self._finish(
                     run_id,
                     FAILED,
                     None,
-                    (failure.code, f"Step {step.name!r} failed: {failure.message}", step.name),
+                    (error["code"], f"Step {step.name!r} failed: {error['message']}", step.name),
                     state,
                 )
                 return
+            output = entry.get("output")
             outputs[step.name] = output
             previous = output
-            state[index].update(status=SUCCEEDED, output=output)
             is_final, answer = contract.final_answer(output)
             if is_final or step.final:
                 for later in state[index + 1 :]:
                     later["status"] = SKIPPED
-            await self._store_steps(run_id, state)
-            await self._event(run_id, "STEP_FINISHED", step=step.name, run_id=agent_run_id, status=SUCCEEDED)
-            if is_final:
-                await self._finish(run_id, SUCCEEDED, answer, None, state)
-                return
-            if step.final:
-                await self._finish(run_id, SUCCEEDED, output, None, state)
+            if ran_here:
+                await self._store_steps(run_id, state)
+                await self._event(run_id, "STEP_FINISHED", step=step.name, run_id=entry.get("runId"), status=SUCCEEDED)
+            if is_final or step.final:
+                await self._finish(run_id, SUCCEEDED, answer if is_final else output, None, state)
                 return
         await self._finish(
             run_id,
@@ -270,34 +350,44 @@ class PipelineRunner:
         run_id: str,
         principal: Principal,
         step: StepSpec,
-        index: int,
+        entry: dict[str, Any],
         state: list[dict[str, Any]],
         pipeline_input: Any,
         previous: Any,
         outputs: dict[str, Any],
-    ) -> tuple[Any, str]:
-        refusal = _schema_error(step.input_schema, previous)
-        if refusal is not None:
-            raise StepFailedError("INPUT_INVALID", f"its input does not fit its inputSchema: {refusal}")
-        message = contract.render(step.input, pipeline_input, previous, outputs)
-        if len(message) > self.max_message_chars:
-            raise StepFailedError(
-                "INPUT_TOO_LONG", f"its input is {len(message)} characters, over {self.max_message_chars}"
-            )
-        state[index].update(status=RUNNING)
-        try:
-            started = await self.runtime.invoke(
-                principal,
-                InvokeRequest(
-                    agent_id=step.agent_id, message=message, run_async=True, skill_pins=step.skill_versions or None
-                ),
-            )
-        except DomainError as error:
-            raise StepFailedError(error.code, error.message) from None
-        state[index]["runId"] = started.id
-        await self._store_steps(run_id, state)
-        await self._event(run_id, "STEP_STARTED", step=step.name, run_id=started.id)
-        finished = await self._follow(run_id, step.name, started.id)
+    ) -> Any:
+        """The step's output: its agent run started (or, after a takeover, the one it had), followed
+        to its end, its answer checked."""
+        agent_run_id: str | None = entry.get("runId")
+        if agent_run_id is None:
+            refusal = _schema_error(step.input_schema, previous)
+            if refusal is not None:
+                raise StepFailedError("INPUT_INVALID", f"its input does not fit its inputSchema: {refusal}")
+            message = contract.render(step.input, pipeline_input, previous, outputs)
+            if len(message) > self.max_message_chars:
+                raise StepFailedError(
+                    "INPUT_TOO_LONG", f"its input is {len(message)} characters, over {self.max_message_chars}"
+                )
+            entry.update(status=RUNNING)
+            try:
+                started = await self.runtime.invoke(
+                    principal,
+                    InvokeRequest(
+                        agent_id=step.agent_id,
+                        message=message,
+                        # A replica that dies right after starting the run: its successor finds that run.
+                        idempotency_key=f"{run_id}/{step.name}",
+                        run_async=True,
+                        skill_pins=step.skill_versions or None,
+                    ),
+                )
+            except DomainError as error:
+                raise StepFailedError(error.code, error.message) from None
+            agent_run_id = started.id
+            entry["runId"] = agent_run_id
+            await self._store_steps(run_id, state)
+            await self._event(run_id, "STEP_STARTED", step=step.name, run_id=agent_run_id)
+        finished = await self._follow(run_id, step.name, agent_run_id)
         if finished.status != SUCCEEDED:
             code = finished.error_code or finished.status
             raise StepFailedError(
@@ -311,7 +401,7 @@ class PipelineRunner:
         refusal = _schema_error(step.output_schema, output)
         if refusal is not None:
             raise StepFailedError("OUTPUT_INVALID", f"its output does not fit its outputSchema: {refusal}")
-        return output, started.id
+        return output
 
     async def _follow(self, run_id: str, step: str, agent_run_id: str) -> AgentRun:
         """Forward the step run's events until it finished (read back from the database
@@ -333,9 +423,13 @@ class PipelineRunner:
                     continue
                 await self._event(run_id, "RUN_EVENT", step=step, run_id=agent_run_id, run_event=event)
 
-    async def _store_steps(self, run_id: str, state: list[dict[str, Any]]) -> None:
+    async def _write(self, run_id: str, **values: Any) -> None:
         async with self.session_factory() as session, session.begin():
-            await session.execute(update(PipelineRun).where(PipelineRun.id == run_id).values(steps=state))
+            if not await repository.update_owned_run(session, run_id, self.runtime.replica_id, **values):
+                raise LeaseLostError(run_id)
+
+    async def _store_steps(self, run_id: str, state: list[dict[str, Any]]) -> None:
+        await self._write(run_id, steps=state)
 
     async def _finish(
         self,
@@ -345,15 +439,17 @@ class PipelineRunner:
         error: tuple[str, str, str | None] | None,
         state: list[dict[str, Any]] | None = None,
     ) -> None:
-        values: dict[str, Any] = {"status": status, "output": output, "finished_at": utcnow()}
+        values: dict[str, Any] = {
+            "status": status,
+            "output": output,
+            "finished_at": utcnow(),
+            "lease_expires_at": None,
+        }
         if state is not None:
             values["steps"] = state
         if error is not None:
             values.update(error_code=error[0], error_message=error[1], error_step=error[2])
-        async with self.session_factory() as session, session.begin():
-            await session.execute(
-                update(PipelineRun).where(PipelineRun.id == run_id, PipelineRun.status == RUNNING).values(**values)
-            )
+        await self._write(run_id, **values)
         await self._event(run_id, "FINISHED", status=status)
 
     async def _event(self, pipeline_run_id: str, kind: str, /, **fields: Any) -> None:

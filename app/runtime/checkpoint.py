@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.principal import Principal, Role
+from app.principal import Principal
 from app.runtime.functions import FunctionSet
 
 VERSION = 1
@@ -76,11 +76,7 @@ class Checkpoint:
     def as_json(self) -> dict[str, Any]:
         return {
             "version": VERSION,
-            "principal": {
-                "keyId": self.principal.key_id,
-                "role": self.principal.role.value,
-                "spaceId": self.principal.space_id,
-            },
+            "principal": self.principal.as_json(),
             "userProfile": self.user_profile,
             "forceChannel": self.force_channel,
             "skillPins": self.skill_pins,
@@ -91,10 +87,9 @@ class Checkpoint:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Checkpoint:
-        principal = data["principal"]
         functions = data.get("functions") or {}
         return cls(
-            principal=Principal(key_id=principal["keyId"], role=Role(principal["role"]), space_id=principal["spaceId"]),
+            principal=Principal.from_json(data["principal"]),
             user_profile=data.get("userProfile"),
             force_channel=data.get("forceChannel"),
             skill_pins=data.get("skillPins"),

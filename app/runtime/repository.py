@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Select, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import leases
 from app.gateway.models import ToolCall
 from app.gateway.repository import PENDING_APPROVAL
 from app.pagination import Page, PageRequest, count, fetch_page
@@ -88,45 +89,22 @@ async def get_message(session: AsyncSession, message_id: str) -> AgentMessage | 
 # ---------------------------------------------------------------- leases
 
 
-def _rowcount(result: Any) -> int:
-    return int(result.rowcount or 0)
+_rowcount = leases.rowcount
 
 
 async def renew_leases(session: AsyncSession, run_ids: Sequence[str], owner_id: str, until: datetime) -> int:
     """Extend this replica's leases on the runs it is executing; returns how many it still holds."""
-    if not run_ids:
-        return 0
-    result = await session.execute(
-        update(AgentRun)
-        .where(AgentRun.id.in_(run_ids), AgentRun.owner_id == owner_id, AgentRun.status == RUNNING)
-        .values(lease_expires_at=until)
-    )
-    return _rowcount(result)
+    return await leases.renew_leases(session, AgentRun, run_ids, owner_id, until)
 
 
 async def orphaned_run_ids(session: AsyncSession, now: datetime, limit: int) -> list[str]:
     """RUNNING runs whose lease ran out (or that never had one: started before leases existed)."""
-    statement = (
-        select(AgentRun.id)
-        .where(AgentRun.status == RUNNING, or_(AgentRun.lease_expires_at.is_(None), AgentRun.lease_expires_at < now))
-        .order_by(AgentRun.lease_expires_at)
-        .limit(limit)
-    )
-    return list((await session.scalars(statement)).all())
+    return await leases.orphaned_ids(session, AgentRun, now, limit)
 
 
 async def take_over(session: AsyncSession, run_id: str, owner_id: str, now: datetime, until: datetime) -> bool:
     """Become the owner of an orphaned run; False when someone else was quicker or it recovered."""
-    result = await session.execute(
-        update(AgentRun)
-        .where(
-            AgentRun.id == run_id,
-            AgentRun.status == RUNNING,
-            or_(AgentRun.lease_expires_at.is_(None), AgentRun.lease_expires_at < now),
-        )
-        .values(owner_id=owner_id, lease_expires_at=until, takeovers=AgentRun.takeovers + 1)
-    )
-    return _rowcount(result) == 1
+    return await leases.take_over(session, AgentRun, run_id, owner_id, now, until)
 
 
 async def claim_waiting(session: AsyncSession, run_id: str, owner_id: str, until: datetime) -> bool:

@@ -29,7 +29,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -84,6 +84,15 @@ def run_topic(run_id: str) -> str:
 
 def inbox_topic(agent_id: str) -> str:
     return f"inbox:{agent_id}"
+
+
+class LeaseKeeper(Protocol):
+    """Other work held on leases the way runs are (pipeline runs): renewed by this replica's
+    heartbeat, and taken over by its sweep when their replica is gone."""
+
+    async def renew_leases(self) -> None: ...
+
+    async def sweep(self) -> None: ...
 
 
 @dataclass
@@ -159,6 +168,11 @@ class AgentRuntime:
         #: Runs this replica is driving now: the heartbeat renews exactly these leases.
         self._active: set[str] = set()
         self._last_prune = 0.0
+        self._keepers: list[LeaseKeeper] = []
+
+    def add_keeper(self, keeper: LeaseKeeper) -> None:
+        """Renew ``keeper``'s leases with the heartbeat and run its sweep after each run sweep."""
+        self._keepers.append(keeper)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -209,6 +223,11 @@ class AgentRuntime:
                         await repository.renew_leases(session, active, self.replica_id, self._lease_until())
             except Exception:
                 logger.exception("run lease heartbeat failed; retrying")
+            for keeper in self._keepers:
+                try:
+                    await keeper.renew_leases()
+                except Exception:
+                    logger.exception("lease heartbeat of %s failed; retrying", type(keeper).__name__)
 
     async def _sweep_loop(self) -> None:
         interval = max(self.settings.lease_s / 2, 0.1)
@@ -242,6 +261,11 @@ class AgentRuntime:
                 pruned = await repository.prune_stages(session, before)
             if pruned:
                 logger.info("pruned %d trace stages older than %s", pruned, before.isoformat())
+        for keeper in self._keepers:
+            try:
+                await keeper.sweep()
+            except Exception:
+                logger.exception("sweep of %s failed; retrying", type(keeper).__name__)
 
     async def _claim_waiting(self, run_id: str) -> bool:
         """Continue a waiting run here, unless another replica does."""

@@ -11,17 +11,15 @@ import strawberry
 from strawberry.scalars import JSON
 
 from app.errors import DomainError
-from app.events.bus import SubscriberOverflowError
 from app.pipelines import repository
-from app.pipelines.runner import PipelineRequest, PipelineRunner, pipeline_run_topic
+from app.pipelines.runner import PipelineRequest, pipeline_run_topic
 from app.pipelines.service import StepSpec, create_pipeline, get_pipeline_for, update_pipeline
 from schema.context import Info
-from schema.errors import ClientError, UserError
+from schema.errors import UserError
+from schema.following import follow_run
 from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection, paginate
 from schema.pipelines.types import Pipeline, PipelineRun, PipelineRunEvent
-from schema.runtime.schema import _events_or_ticks
 
-FINISHED = "FINISHED"
 # A subscriber reads the run back this often when no event came: a lost FINISHED still ends it.
 RECONCILE_S = 5.0
 
@@ -108,11 +106,6 @@ class InvokePipelinePayload:
         description="The run: finished, or RUNNING when `async` was set."
     )
     user_errors: list[UserError] = strawberry.field(description="Why the run could not start; empty on success.")
-
-
-def _runner(info: Info) -> PipelineRunner:
-    runtime = info.context.runtime
-    return PipelineRunner(runtime, max_message_chars=info.context.settings.max_prompt_chars)
 
 
 @strawberry.type
@@ -205,7 +198,7 @@ class PipelinesMutation:
             run_async=bool(input.run_async),
         )
         try:
-            row = await _runner(info).invoke(info.context.principal, request)
+            row = await info.context.pipelines.invoke(info.context.principal, request)
         except DomainError as error:
             return InvokePipelinePayload(pipeline_run=None, user_errors=[UserError.from_domain(error)])
         return InvokePipelinePayload(pipeline_run=PipelineRun.from_row(row), user_errors=[])
@@ -214,59 +207,33 @@ class PipelinesMutation:
 @strawberry.type
 class PipelinesSubscription:
     @strawberry.subscription(
-        description="Live events of one pipeline run: STARTED, STEP_STARTED, each step's run events (RUN_EVENT), STEP_FINISHED, and FINISHED, after which it ends. A finished run yields FINISHED at once."
+        description="Live events of one pipeline run: STARTED (replayed first for a run under way), STEP_STARTED, each step's run events (RUN_EVENT), STEP_FINISHED, RESUMED (a live replica took the run over), and FINISHED, after which it ends. A finished run yields FINISHED at once."
     )
     async def pipeline_run_events(
         self,
         info: Info,
         pipeline_run_id: Annotated[strawberry.ID, strawberry.argument(description="The pipeline run to follow.")],
     ) -> AsyncGenerator[PipelineRunEvent, None]:
-        bus = info.context.bus
-        principal = info.context.principal
-
-        async def current() -> PipelineRun | None:
-            async with info.context.session() as session:
-                row = await repository.get_run(session, str(pipeline_run_id))
-            if row is None or not principal.can_read_space(row.space_id):
-                return None
-            return PipelineRun.from_row(row)
-
-        run = await current()
-        if run is None:
-            raise ClientError(f"Pipeline run {str(pipeline_run_id)!r} not found.", "NOT_FOUND")
-
-        def finished(run: PipelineRun) -> PipelineRunEvent:
-            at = run.finished_at or run.started_at
+        def marker(kind: str, run: PipelineRun, at: datetime) -> PipelineRunEvent:
             return PipelineRunEvent(
-                kind=FINISHED, pipeline_run=run, step=None, run_event_kind=None, tool_id=None, at=at, run_id=None
+                kind=kind, pipeline_run=run, step=None, run_event_kind=None, tool_id=None, at=at, run_id=None
             )
 
-        try:
-            async with bus.subscribe(pipeline_run_topic(str(pipeline_run_id))) as subscription:
-                run = await current()
-                if run is None:
-                    return
-                if run.finished_at is not None:
-                    yield finished(run)
-                    return
-                async for event in _events_or_ticks(subscription, RECONCILE_S):
-                    info.context.renew_loaders()
-                    run = await current()
-                    if run is None:
-                        return
-                    if event is None:
-                        if run.finished_at is not None:
-                            yield finished(run)
-                            return
-                        continue
-                    yield _event(event, run)
-                    if event["kind"] == FINISHED:
-                        return
-        except SubscriberOverflowError:
-            raise ClientError(
-                "Subscriber too slow: events were dropped. Read the run with pipelineRun and subscribe again.",
-                "SUBSCRIBER_OVERFLOW",
-            ) from None
+        async def convert(event: dict[str, Any], run: PipelineRun) -> PipelineRunEvent:
+            return _event(event, run)
+
+        async for item in follow_run(
+            info,
+            topic=pipeline_run_topic(str(pipeline_run_id)),
+            read=lambda session: repository.get_run(session, str(pipeline_run_id)),
+            present=PipelineRun.from_row,
+            marker=marker,
+            convert=convert,
+            not_found=f"Pipeline run {str(pipeline_run_id)!r} not found.",
+            read_with="pipelineRun",
+            reconcile_s=RECONCILE_S,
+        ):
+            yield item
 
 
 def _event(event: dict[str, Any], run: PipelineRun) -> PipelineRunEvent:

@@ -147,7 +147,7 @@ class Pipeline:
 @strawberry.type(description="Why a pipeline run, or one of its steps, failed.")
 class PipelineRunError:
     code: str = strawberry.field(
-        description="Stable code: the step's run's error code, or INPUT_INVALID, INPUT_TOO_LONG, OUTPUT_NOT_JSON, OUTPUT_INVALID, NO_FINAL_ANSWER, INTERNAL_ERROR."
+        description="Stable code: the step's run's error code, or INPUT_INVALID, INPUT_TOO_LONG, OUTPUT_NOT_JSON, OUTPUT_INVALID, NO_FINAL_ANSWER, INTERRUPTED (a run that could not be continued after its replica died), INTERNAL_ERROR."
     )
     message: str = strawberry.field(description="What happened, naming the step.")
     step: str | None = strawberry.field(description="The step that failed the run.")
@@ -222,7 +222,7 @@ class PipelineRun:
 @strawberry.type(description="Something that happened during a pipeline run, streamed live.")
 class PipelineRunEvent:
     kind: str = strawberry.field(
-        description="STARTED, STEP_STARTED (run: the step's agent run), STEP_FINISHED, RUN_EVENT (an event of the step's agent run: runEventKind), FINISHED."
+        description="STARTED, STEP_STARTED (run: the step's agent run), STEP_FINISHED, RUN_EVENT (an event of the step's agent run: runEventKind), RESUMED (a live replica took the run over from one that died; step: the step it continues at), FINISHED."
     )
     pipeline_run: PipelineRun = strawberry.field(description="The pipeline run, as of this event.")
     step: str | None = strawberry.field(description="The step, for STEP_* and RUN_EVENT.")

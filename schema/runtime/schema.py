@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -13,19 +12,17 @@ from strawberry.scalars import JSON
 from app.agents.service import get_agent_for
 from app.db import utcnow
 from app.errors import DomainError
-from app.events.bus import SubscriberOverflowError
 from app.runtime import repository as runs_repository
 from app.runtime.service import InvokeRequest, run_topic
 from schema import visibility
 from schema.context import Info
 from schema.errors import ClientError, UserError
+from schema.following import follow_run
 from schema.gateway.types import ToolCall
 from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection, paginate
 from schema.runtime.types import AgentRun, AgentRunEvent, PromptPreview, PromptSection
 from schema.skills.types import SkillChannel
 
-FINISHED = "FINISHED"
-STARTED = "STARTED"
 # A subscriber looks at the run itself this often when no event came: a finish whose event was
 # lost (the bus down, the replica gone) still ends the subscription.
 RECONCILE_S = 5.0
@@ -79,29 +76,6 @@ def _forced_channel(input: InvokeAgentInput) -> tuple[str | None, UserError | No
 class InvokeAgentPayload:
     run: AgentRun | None = strawberry.field(description="The run: finished, or RUNNING when `async` was set.")
     user_errors: list[UserError] = strawberry.field(description="Why the run could not start; empty on success.")
-
-
-async def _events_or_ticks(subscription: Any, interval_s: float) -> AsyncIterator[dict[str, Any] | None]:
-    """The subscription's events, and None whenever none came for ``interval_s``."""
-    events = aiter(subscription)
-    waiting: asyncio.Future[dict[str, Any]] | None = None
-    try:
-        while True:
-            if waiting is None:
-                waiting = asyncio.ensure_future(anext(events))
-            done, _ = await asyncio.wait({waiting}, timeout=interval_s)
-            if not done:
-                yield None
-                continue
-            arrived, waiting = waiting, None
-            try:
-                event = arrived.result()
-            except StopAsyncIteration:
-                return
-            yield event
-    finally:
-        if waiting is not None:
-            waiting.cancel()
 
 
 @strawberry.input(description="Approve a tool call that waits for a decision: it runs, and its run continues.")
@@ -293,61 +267,33 @@ class RuntimeSubscription:
         info: Info,
         run_id: Annotated[strawberry.ID, strawberry.argument(description="The run to follow.")],
     ) -> AsyncGenerator[AgentRunEvent, None]:
-        bus = info.context.bus
-        principal = info.context.principal
+        def marker(kind: str, run: AgentRun, at: datetime) -> AgentRunEvent:
+            return AgentRunEvent(kind=kind, run=run, tool_call=None, delta=None, at=at)
 
-        async def current() -> AgentRun | None:
-            async with info.context.session() as session:
-                row = await runs_repository.get_run(session, str(run_id))
-            if row is None or not principal.can_read_space(row.space_id):
-                return None
-            return AgentRun.from_row(row)
+        async def convert(event: dict[str, Any], run: AgentRun) -> AgentRunEvent:
+            tool_call = None
+            if event.get("call_id"):
+                row = await info.context.loaders.tool_call_by_id.load(event["call_id"])
+                tool_call = ToolCall.from_row(row) if row and visibility.in_readable_space(info, row) else None
+            return AgentRunEvent(
+                kind=event["kind"],
+                run=run,
+                tool_call=tool_call,
+                delta=event.get("delta"),
+                at=datetime.fromisoformat(event["at"]),
+                tool_id=event.get("tool_id"),
+                step=event.get("step"),
+            )
 
-        run = await current()
-        if run is None:
-            raise ClientError(f"Run {str(run_id)!r} not found.", "NOT_FOUND")
-        try:
-            async with bus.subscribe(run_topic(str(run_id))) as subscription:
-                # Subscribed first, then checked: a run that finished meanwhile is not missed.
-                run = await current()
-                if run is not None and run.finished_at is not None:
-                    yield AgentRunEvent(kind=FINISHED, run=run, tool_call=None, delta=None, at=run.finished_at)
-                    return
-                if run is not None:
-                    # The run id is only known once the run has started: replay STARTED for the subscriber.
-                    yield AgentRunEvent(kind=STARTED, run=run, tool_call=None, delta=None, at=run.started_at)
-                async for event in _events_or_ticks(subscription, RECONCILE_S):
-                    if event is None:
-                        run = await current()
-                        if run is None:
-                            return
-                        if run.finished_at is not None:
-                            yield AgentRunEvent(kind=FINISHED, run=run, tool_call=None, delta=None, at=run.finished_at)
-                            return
-                        continue
-                    if event["kind"] == STARTED:
-                        continue
-                    info.context.renew_loaders()
-                    run = await current()
-                    if run is None:
-                        return
-                    tool_call = None
-                    if event.get("call_id"):
-                        row = await info.context.loaders.tool_call_by_id.load(event["call_id"])
-                        tool_call = ToolCall.from_row(row) if row and visibility.in_readable_space(info, row) else None
-                    yield AgentRunEvent(
-                        kind=event["kind"],
-                        run=run,
-                        tool_call=tool_call,
-                        delta=event.get("delta"),
-                        at=datetime.fromisoformat(event["at"]),
-                        tool_id=event.get("tool_id"),
-                        step=event.get("step"),
-                    )
-                    if event["kind"] == FINISHED:
-                        return
-        except SubscriberOverflowError:
-            raise ClientError(
-                "Subscriber too slow: events were dropped. Read the run with agentRun and subscribe again.",
-                "SUBSCRIBER_OVERFLOW",
-            ) from None
+        async for item in follow_run(
+            info,
+            topic=run_topic(str(run_id)),
+            read=lambda session: runs_repository.get_run(session, str(run_id)),
+            present=AgentRun.from_row,
+            marker=marker,
+            convert=convert,
+            not_found=f"Run {str(run_id)!r} not found.",
+            read_with="agentRun",
+            reconcile_s=RECONCILE_S,
+        ):
+            yield item

@@ -547,6 +547,7 @@ class Runner:
             knowledge=services.knowledge,
             ingestor=services.ingestor,
             runtime=services.runtime,
+            pipelines=services.pipelines,
             mcp_pool=services.mcp_pool,
             bus=services.bus,
             egress=services.egress,

@@ -139,6 +139,7 @@ class TestErrorMasking:
             knowledge=services.knowledge,
             ingestor=services.ingestor,
             runtime=services.runtime,
+            pipelines=services.pipelines,
             mcp_pool=services.mcp_pool,
             bus=services.bus,
             egress=services.egress,

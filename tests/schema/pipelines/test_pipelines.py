@@ -6,15 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import update
 from starlette.testclient import TestClient
 
 from app.config import Settings
+from app.db import utcnow
+from app.ids import new_id
 from app.main import create_app
+from app.pipelines.models import PipelineRun as PipelineRunRow
 from app.pipelines.runner import pipeline_run_topic
 from app.principal import Role
 from tests.conftest import GraphQLClient, Keys
@@ -387,25 +393,92 @@ class TestRuns:
         ] is None
 
 
-class TestShutdown:
-    async def test_a_pipeline_run_cut_short_by_a_shutdown_is_recorded_interrupted(
-        self, world: World, settings: Settings, openai_server: OpenAIServer, admin_key: str
+async def settled(gql: GraphQLClient, run_id: str, timeout_s: float = 30.0) -> dict[str, Any]:
+    """The pipeline run once it finished (polled through the API)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        run: dict[str, Any] = (await gql.execute(PIPELINE_RUN, {"id": run_id}))["pipelineRun"]
+        if run["finishedAt"] is not None:
+            return run
+        assert time.monotonic() < deadline, f"pipeline run not finished in {timeout_s}s: {run}"
+        await asyncio.sleep(0.05)
+
+
+async def set_pipeline_run(quiver: RuntimeApp, run_id: str, **columns: Any) -> None:
+    async with quiver.app.state.services.session_factory() as session, session.begin():
+        await session.execute(update(PipelineRunRow).where(PipelineRunRow.id == run_id).values(**columns))
+
+
+class TestTakeover:
+    async def test_a_run_given_up_at_shutdown_is_continued_from_its_last_completed_step(
+        self, world: World, quiver: RuntimeApp, settings: Settings, openai_server: OpenAIServer, admin_key: str
     ) -> None:
         pipeline = await created(world.gql, world.space_id, two_steps(world))
         gate = threading.Event()
-        world.extract_model.push(final('{"order": "A-7"}').held_until(gate))
+        world.extract_model.push(final('{"order": "A-7"}'))
+        world.draft_model.push(final('{"email": "lost"}').held_until(gate))
         try:
             async with runtime_app(settings, openai_server) as doomed:
                 started = await ran(doomed.client(admin_key), pipeline["id"], {"text": "A-7"}, **{"async": True})
-                await wait_until(lambda: len(world.extract_model.requests) == 1)
+                await wait_until(lambda: len(world.draft_model.requests) == 1)
         finally:
             gate.set()
-        run = (await world.gql.execute(PIPELINE_RUN, {"id": started["id"]}))["pipelineRun"]
-        assert run["status"] == "FAILED"
-        assert run["error"]["code"] == "INTERRUPTED"
-        assert run["finishedAt"] is not None
-        assert run["steps"][0]["status"] == "RUNNING"
-        assert run["steps"][0]["run"] is not None
+        given_up = (await world.gql.execute(PIPELINE_RUN, {"id": started["id"]}))["pipelineRun"]
+        assert given_up["status"] == "RUNNING"
+        assert [step["status"] for step in given_up["steps"]] == ["SUCCEEDED", "RUNNING"]
+
+        world.draft_model.push(final('{"email": "continued"}'))
+        await quiver.app.state.services.runtime.sweep()  # a live replica: the step's run, then the pipeline run
+        run = await settled(world.gql, started["id"])
+
+        assert run["status"] == "SUCCEEDED", run
+        assert run["output"] == {"email": "continued"}
+        assert [step["status"] for step in run["steps"]] == ["SUCCEEDED", "SUCCEEDED"]
+        # The extract step kept its output and its run; the draft step kept its run, continued.
+        assert [step["run"]["id"] for step in run["steps"]] == [step["run"]["id"] for step in given_up["steps"]]
+        assert run["steps"][0]["output"] == {"order": "A-7"}
+        assert len(world.extract_model.requests) == 1
+        assert len(world.draft_model.requests) == 2
+        again = await ran(world.gql, pipeline["id"], {"text": "A-7"})
+        assert again["id"] != run["id"]  # no idempotency key: a new run
+
+    async def test_a_run_that_cannot_be_continued_is_failed_interrupted(self, world: World, quiver: RuntimeApp) -> None:
+        pipeline = await created(world.gql, world.space_id, two_steps(world))
+        world.extract_model.push(final('{"order": "A-7"}'))
+        world.draft_model.push(final('{"email": "first"}'))
+        done = await ran(world.gql, pipeline["id"], {"text": "A-7"})
+        # Started before runs kept their caller; taken over as often as a run may be already.
+        max_takeovers = quiver.app.state.services.runtime.settings.max_takeovers
+        orphans = []
+        for columns in ({"caller": None}, {"takeovers": max_takeovers}):
+            orphan = new_id("plr_")
+            async with quiver.app.state.services.session_factory() as session, session.begin():
+                session.add(
+                    PipelineRunRow(
+                        id=orphan,
+                        pipeline_id=pipeline["id"],
+                        pipeline_version=1,
+                        space_id=world.space_id,
+                        status="RUNNING",
+                        input={"text": "A-7"},
+                        steps=[{"name": "extract", "status": "PENDING"}, {"name": "draft", "status": "PENDING"}],
+                        started_at=utcnow(),
+                        lease_expires_at=utcnow() - timedelta(seconds=1),
+                        caller={"keyId": "system", "role": "ADMIN", "spaceId": None},
+                        takeovers=0,
+                    )
+                )
+            await set_pipeline_run(quiver, orphan, **columns)
+            orphans.append(orphan)
+
+        await quiver.app.state.services.runtime.sweep()
+
+        for orphan in orphans:
+            run = await settled(world.gql, orphan)
+            assert run["status"] == "FAILED"
+            assert run["error"]["code"] == "INTERRUPTED"
+        assert len(world.extract_model.requests) == 1
+        assert (await world.gql.execute(PIPELINE_RUN, {"id": done["id"]}))["pipelineRun"]["status"] == "SUCCEEDED"
 
 
 class TestVersions:
