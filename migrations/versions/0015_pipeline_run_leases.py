@@ -1,7 +1,7 @@
 """pipeline run leases: the replica executing a pipeline run, its lease, takeovers and caller
 
-Revision ID: 0014
-Revises: 0013
+Revision ID: 0015
+Revises: 0014
 Create Date: 2026-12-01 21:55:00
 
 A RUNNING pipeline run whose lease ran out lost its replica: a live replica takes it over
@@ -17,8 +17,8 @@ from sqlalchemy.dialects import postgresql
 
 import app.db
 
-revision: str = "0014"
-down_revision: str | None = "0013"
+revision: str = "0015"
+down_revision: str | None = "0014"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
