@@ -175,7 +175,10 @@ def _healthy_workers(port: int) -> int | None:
             connection.close()
 
 
-def start_quiver(backend: str, workers: int, database_url: str, secret_key: str, log_path: Path) -> Quiver:
+def start_quiver(
+    backend: str, workers: int, database_url: str, secret_key: str, log_path: Path, tree: Path | None = None
+) -> Quiver:
+    """`quiver serve --workers N`; with ``tree``, the code of that source tree (``--also-tree``)."""
     port = free_port()
     token = "bench-" + secrets.token_hex(16)
     environment = {
@@ -189,6 +192,9 @@ def start_quiver(backend: str, workers: int, database_url: str, secret_key: str,
         "QUIVER_TOOL_MAX_CONCURRENCY": "1000",
         "QUIVER_LOG_LEVEL": "INFO",
     }
+    if tree is not None:
+        # Ahead of the editable install: `app` and `schema` are imported from that tree.
+        environment["PYTHONPATH"] = str(tree)
     quiver = Path(sys.executable).parent / "quiver"
     log = log_path.open("wb")
     process = subprocess.Popen(
@@ -198,7 +204,8 @@ def start_quiver(backend: str, workers: int, database_url: str, secret_key: str,
         stdout=log,
         stderr=log,
     )
-    return Quiver(f"{backend} w{workers}", backend, workers, port, token, database_url, log_path, process)
+    name = f"{backend} w{workers}" + (f" {tree.name}" if tree is not None else "")
+    return Quiver(name, backend, workers, port, token, database_url, log_path, process)
 
 
 def wait_ready(server: Quiver) -> None:
@@ -469,6 +476,8 @@ def print_method(args: argparse.Namespace) -> None:
         "              <backend> w<N>: invokeTool over HTTP to `quiver serve --workers N` on that backend, "
         "CUSTOM tool -> the same endpoint"
     )
+    for tree in args.also_tree:
+        print(f"              <backend> w<N> {tree.name}: the same, `quiver serve` running the code of {tree}")
     print(f"  invokeTool: {INVOKE_TOOL_OPERATION}")
     print(
         f"  servers:    QUIVER_LOG_LEVEL=INFO (one JSON line per call, to a file), "
@@ -491,7 +500,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--postgres-url", default=DEFAULT_POSTGRES_URL)
+    parser.add_argument(
+        "--also-tree",
+        action="append",
+        type=Path,
+        default=[],
+        help="another source tree (e.g. a `git worktree` of main): its `quiver serve` runs beside, "
+        "as more variants named after the directory (repeatable)",
+    )
     args = parser.parse_args(argv)
+    for tree in args.also_tree:
+        if not (tree / "app" / "main.py").is_file():
+            parser.error(f"--also-tree {tree}: no app/main.py there")
     args.rounds = args.rounds if args.rounds is not None else (2 if args.quick else 6)
     args.warmup = args.warmup if args.warmup is not None else 1
     args.burst_s = args.burst_s if args.burst_s is not None else (1.0 if args.quick else 2.0)
@@ -517,15 +537,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="quiver-throughput-") as directory, ExitStack() as stack:
         echo_port = stack.enter_context(echo_endpoint())
         servers: list[Quiver] = []
+        trees: list[Path | None] = [None, *args.also_tree]
         for backend in backends:
             for workers in args.worker_list:
-                # A database per server: on SQLite two servers would otherwise share one write lock.
-                url = stack.enter_context(
-                    throwaway_database(backend, args.postgres_url, f"w{workers}", directory=Path(directory))
-                )
-                server = start_quiver(backend, workers, url, secret_key, Path(directory) / f"{backend}-w{workers}.log")
-                stack.callback(stop_quiver, server)
-                servers.append(server)
+                for index, tree in enumerate(trees):
+                    # A database per server: on SQLite two servers would otherwise share one write lock.
+                    url = stack.enter_context(
+                        throwaway_database(backend, args.postgres_url, f"w{workers}", directory=Path(directory))
+                    )
+                    log_path = Path(directory) / f"{backend}-w{workers}-{index}.log"
+                    server = start_quiver(backend, workers, url, secret_key, log_path, tree)
+                    stack.callback(stop_quiver, server)
+                    servers.append(server)
         for server in servers:
             wait_ready(server)
         load_before = load_average()
