@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     # Largest arguments, result, error message and detail a call-log row stores (each, in bytes
     # of JSON); larger ones are stored cut, with a marker and their size (the caller gets them whole).
     call_log_max_bytes: int = 64 * 1024
+    # The same for what the agent runtime stores: a run's output and error, each trace stage's
+    # details, conversation turns and agent-to-agent messages (cut with a marker and their size).
+    run_log_max_bytes: int = 64 * 1024
     graphiql: bool = True
 
     log_level: str = "INFO"

@@ -389,6 +389,7 @@ def build_services(settings: Settings) -> Services:
             lease_s=settings.run_lease_s,
             approval_timeout_s=settings.approval_timeout_s,
             trace_retention_days=settings.trace_retention_days,
+            row_max_bytes=settings.run_log_max_bytes,
         ),
         # No platform secret may appear in a trace, wherever a model or a tool echoes it.
         scrubber=Scrubber(

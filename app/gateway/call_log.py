@@ -21,7 +21,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -56,6 +56,12 @@ def bounded_value(value: Any, max_bytes: int) -> Any:
     return {TRUNCATED: {"originalBytes": len(encoded)}, "preview": preview}
 
 
+@overload
+def bounded_text(text: str, max_bytes: int) -> str: ...
+@overload
+def bounded_text(text: None, max_bytes: int) -> None: ...
+@overload
+def bounded_text(text: str | None, max_bytes: int) -> str | None: ...
 def bounded_text(text: str | None, max_bytes: int) -> str | None:
     """``text``, or its first ``max_bytes`` bytes and `` … [truncated: n bytes]``."""
     if text is None or len(text) * 4 <= max_bytes:

@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.agents.models import Agent
 from app.db import utcnow
+from app.gateway.call_log import bounded_text
 from app.gateway.envelope import INTERNAL_ERROR, ToolFailure, ToolResult
 from app.gateway.models import ToolCall
 from app.gateway.repository import PENDING_APPROVAL
@@ -255,7 +256,7 @@ class RunDriver:
             stored.checkpoint = checkpoint.as_json()
             await record_injection(session, prompt.injected_skills)
             stages, self.stages = self.stages, []
-            await repository.add_stages(session, run.id, stages)
+            await repository.add_stages(session, run.id, stages, self.runtime.settings.row_max_bytes)
         self._export(stages)
 
     async def _model_call(self) -> ModelReply:
@@ -702,7 +703,7 @@ class RunDriver:
         )
         if not saved:
             raise LeaseLostError(self.run.id)
-        await repository.add_stages(session, self.run.id, snapshot.stages)
+        await repository.add_stages(session, self.run.id, snapshot.stages, self.runtime.settings.row_max_bytes)
 
     async def _store(
         self, *, status: str = RUNNING, also: Callable[[AsyncSession], Awaitable[None]] | None = None
@@ -774,8 +775,9 @@ class RunDriver:
             stored = await repository.lock_owned_run(session, run.id, self.runtime.replica_id)
             if stored is None:
                 raise LeaseLostError(run.id)
+            cap = self.runtime.settings.row_max_bytes
             stored.status = status
-            stored.output = output
+            stored.output = bounded_text(output, cap)
             stored.steps = self.steps
             stored.prompt_tokens = self.prompt_tokens
             stored.completion_tokens = self.completion_tokens
@@ -784,7 +786,12 @@ class RunDriver:
             stored.owner_id = None
             stored.lease_expires_at = None
             if error is not None:
-                stored.error_code, stored.error_message, stored.error_detail = error
+                code, message, detail = error
+                stored.error_code, stored.error_message, stored.error_detail = (
+                    code,
+                    bounded_text(message, cap),
+                    bounded_text(detail, cap),
+                )
             if run.session_id and output is not None:
                 # One id for the pair, suffixed in order: history is read back sorted by id.
                 turn = new_id("msg_")
@@ -796,13 +803,13 @@ class RunDriver:
                             session_id=run.session_id,
                             run_id=run.id,
                             role=role,
-                            content=content,
+                            content=bounded_text(content, cap),
                             created_at=now,
                         )
                     )
             await self._close_open_approvals(session, now)
             stages, self.stages = self.stages, []
-            await repository.add_stages(session, run.id, stages)
+            await repository.add_stages(session, run.id, stages, self.runtime.settings.row_max_bytes)
             finished = stored
         self._export(stages)
         sink = self.runtime.sink

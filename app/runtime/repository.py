@@ -11,6 +11,7 @@ from sqlalchemy import Select, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import leases
+from app.gateway.call_log import bounded_value
 from app.gateway.models import ToolCall
 from app.gateway.repository import PENDING_APPROVAL
 from app.pagination import Page, PageRequest, count, fetch_page
@@ -296,7 +297,8 @@ async def write_call_row(session: AsyncSession, row: dict[str, Any], *, replace:
 # ---------------------------------------------------------------- traces
 
 
-async def add_stages(session: AsyncSession, run_id: str, stages: Sequence[Stage]) -> None:
+async def add_stages(session: AsyncSession, run_id: str, stages: Sequence[Stage], max_bytes: int) -> None:
+    """The stages, each one's details within ``max_bytes`` of JSON (else stored as the call log's marker)."""
     for stage in stages:
         session.add(
             RunStage(
@@ -307,7 +309,7 @@ async def add_stages(session: AsyncSession, run_id: str, stages: Sequence[Stage]
                 started_at=stage.started_at,
                 finished_at=stage.finished_at,
                 duration_ms=stage.duration_ms,
-                detail=stage.detail,
+                detail=bounded_value(stage.detail, max_bytes),
             )
         )
 

@@ -40,6 +40,7 @@ from app.agents.service import get_agent_for
 from app.db import utcnow
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.events.bus import EventBus
+from app.gateway.call_log import DEFAULT_MAX_BYTES, bounded_text
 from app.gateway.envelope import PARAM_INVALID, PERMISSION_DENIED, ToolFailure
 from app.gateway.executors.base import Invocation
 from app.gateway.models import ToolCall
@@ -109,6 +110,9 @@ class RuntimeSettings:
     trace_retention_days: float = 30.0
     #: Takeovers after which a run is failed instead of continued (a run that kills its replica).
     max_takeovers: int = 3
+    #: Largest value stored (each, in bytes): a run's output and error, a stage's details, a
+    #: conversation turn, an agent message; larger ones are stored cut with a marker and their size.
+    row_max_bytes: int = DEFAULT_MAX_BYTES
 
 
 @dataclass
@@ -578,7 +582,7 @@ class AgentRuntime:
             to_agent_id=target_id,
             from_run_id=invocation.run_id,
             type=kind,
-            content=content,
+            content=bounded_text(content, self.settings.row_max_bytes),
             status="PENDING",
             created_at=utcnow(),
         )
@@ -592,15 +596,16 @@ class AgentRuntime:
                 )
         if kind == "notify":
             return {"messageId": message.id, "status": "DELIVERED_ON_NEXT_RUN"}
-        return await self._delegate(invocation, message)
+        return await self._delegate(invocation, message, content)
 
-    async def _delegate(self, invocation: Invocation, message: AgentMessage) -> dict[str, Any]:
+    async def _delegate(self, invocation: Invocation, message: AgentMessage, content: str) -> dict[str, Any]:
+        """The other agent runs on the whole ``content`` (the stored message may be cut)."""
         try:
             run = await self.invoke(
                 invocation.principal,
                 InvokeRequest(
                     agent_id=message.to_agent_id,
-                    message=message.content,
+                    message=content,
                     delegation_depth=invocation.delegation_depth + 1,
                     parent_run_id=invocation.run_id,
                 ),
@@ -623,6 +628,6 @@ class AgentRuntime:
             stored = await repository.get_message(session, message_id)
             if stored is not None:
                 stored.status = status
-                stored.reply = reply
+                stored.reply = bounded_text(reply, self.settings.row_max_bytes)
                 stored.reply_run_id = run_id
                 stored.delivered_at = utcnow()
