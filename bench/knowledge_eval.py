@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import text
+
 from app.db import create_engine, create_session_factory
 from app.errors import DomainError
 from app.knowledge import service
@@ -196,6 +198,10 @@ async def run(arguments: argparse.Namespace) -> None:
                 chunks += stored.document.chunk_count
             elapsed = time.perf_counter() - started
             print(f"ingest: {chunks} chunks in {elapsed:.1f} s ({chunks / elapsed:.0f} chunks/s, embedding included)")
+            if arguments.backend == "postgresql":
+                # What autovacuum does as the table grows: the lexical query reads these word statistics.
+                async with session_factory() as session, session.begin():
+                    await session.execute(text("ANALYZE chunk"))
             print()
 
             search = KnowledgeSearch(session_factory, embedder, timeout_s=60)

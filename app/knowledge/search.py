@@ -36,10 +36,10 @@ logger = logging.getLogger("quiver.knowledge")
 #: (``bench/knowledge_eval.py --tune``), reported on the held-out half.
 RRF_K = 5
 LEXICAL_WEIGHT = 1.0
-VECTOR_WEIGHT = 3.0
+VECTOR_WEIGHT = 2.0
 #: Only the first this many of each list count in the fusion (deeper candidates score 0 from
 #: that list); chosen with k and the weights.
-FUSION_DEPTH = 50
+FUSION_DEPTH = 20
 #: Below this cosine similarity a "nearest" vector is noise, not a match.
 MIN_VECTOR_SIMILARITY = 0.15
 #: Passages whose word 3-gram sets overlap this much are the same passage.

@@ -412,6 +412,18 @@ class TestFuse:
         assert [chunk_id for chunk_id, *_ in fuse(lexical, vector, k=10, vector_weight=3.0)][:2] == [2, 3]
         assert [chunk_id for chunk_id, *_ in fuse(lexical, vector, k=10, vector_weight=0.5)][:2] == [2, 1]
 
+    def test_ranks_beyond_the_depth_add_nothing(self) -> None:
+        lexical = [(chunk_id, 100.0 - chunk_id) for chunk_id in range(1, 31)]  # chunk 25 is 25th
+        vector = [(25, 0.9), (40, 0.8)]
+        fused = {
+            chunk_id: (score, lexical_rank)
+            for chunk_id, score, lexical_rank, _ in fuse(lexical, vector, k=5, vector_weight=2.0, depth=20)
+        }
+        # Chunk 25: its vector rank counts, its lexical rank (25 > 20) does not; it keeps the rank.
+        assert fused[25] == (pytest.approx(2.0 / 6), 25)
+        assert fused[21][0] == 0.0 and fused[20][0] == pytest.approx(1 / 25)
+        assert len(fused) == 31
+
     def test_ties_prefer_the_lexical_list(self) -> None:
         fused = fuse([(7, 1.0)], [(8, 1.0)], vector_weight=1.0)
         assert [(chunk_id, lexical, vector) for chunk_id, _, lexical, vector in fused] == [(7, 1, None), (8, None, 1)]
