@@ -420,7 +420,7 @@ class TestFuse:
             for chunk_id, score, lexical_rank, _ in fuse(lexical, vector, k=5, vector_weight=2.0, depth=20)
         }
         # Chunk 25: its vector rank counts, its lexical rank (25 > 20) does not; it keeps the rank.
-        assert fused[25] == (pytest.approx(2.0 / 6), 25)
+        assert fused[25][0] == pytest.approx(2.0 / 6) and fused[25][1] == 25
         assert fused[21][0] == 0.0 and fused[20][0] == pytest.approx(1 / 25)
         assert len(fused) == 31
 
