@@ -14,11 +14,13 @@ operation once, with the first subscriber's context, encodes each result once, a
 every member the same JSON, framed with the member's own operation id. Members whose
 reach differs never share a stream, so each still receives only what it may see.
 
-Each member keeps its own bounded backlog of frames and its own sender (the operation's
-task): a slow socket holds up only its own member. One that falls ``MEMBER_BACKLOG``
-frames behind is ended with ``SUBSCRIBER_OVERFLOW``, as the event bus ends a slow
-subscriber; the others go on. The stream stops (and leaves the event bus) when its last
-member leaves.
+A frame goes to each member's socket straight from the stream: a send to a writable socket
+completes without suspending, so no task is woken per member and event. A socket that makes
+the send wait (its buffer is full) gets a task of its own that finishes that send and then
+the member's bounded backlog, in order: a slow socket holds up only its own member. One that
+falls ``MEMBER_BACKLOG`` frames behind is ended with ``SUBSCRIBER_OVERFLOW``, as the event
+bus ends a slow subscriber; the others go on. The stream stops (and leaves the event bus)
+when its last member leaves.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import copy
 import json
 import logging
 from collections import deque
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,48 +93,107 @@ def shared_key(query: str, operation_name: str | None, variables: Any, context: 
     return (query, operation_name, canonical_variables, viewer.role.value, viewer.space_id)
 
 
+Send = Callable[[Frame], Coroutine[Any, Any, None]]
+
+
+async def _resume(coro: Coroutine[Any, Any, None], waiting_on: Any) -> None:
+    """Carry on, in a task, a coroutine that was started outside one and suspended on ``waiting_on``
+    (what ``asyncio.eager_task_factory`` does from Python 3.12 on)."""
+    while True:
+        try:
+            if waiting_on is None:
+                await asyncio.sleep(0)  # a bare yield: give the loop one turn
+            else:
+                await waiting_on
+        except asyncio.CancelledError:
+            coro.close()
+            raise
+        except Exception as error:
+            try:
+                waiting_on = coro.throw(error)
+            except StopIteration:
+                return
+        else:
+            try:
+                waiting_on = coro.send(None)
+            except StopIteration:
+                return
+
+
 @dataclass(eq=False)
 class Member:
     stream: SharedStream
     operation: Operation[Context, None]
     #: ``{"id":"<operation id>","type":"next","payload":`` — the frame around a shared payload.
     prefix: str
-    frames: deque[Frame | None] = field(default_factory=deque)
-    waiter: asyncio.Future[None] | None = None
+    send: Send
+    #: Frames waiting behind a send the socket made wait (it was not writable).
+    backlog: deque[Frame] = field(default_factory=deque)
+    sending: asyncio.Task[None] | None = None
+    #: Set when the member is over: None, or the error message that ends it.
+    ended: asyncio.Future[Frame | None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     overflowed: bool = False
+    failed: bool = False
 
-    def offer(self, frame: Frame | None) -> None:
-        """Queue a frame (None: the stream is over) and wake the sender."""
-        if self.overflowed:
+    def offer(self, frame: Frame) -> None:
+        """Send the frame now when the socket takes it; otherwise queue it behind the waiting send.
+
+        A send to a writable socket completes without suspending (uvicorn writes to the
+        transport), so it is run right here, not woken in a task per member and event; only
+        a socket whose buffer is full gets a task, and frames wait behind it in order."""
+        if self.overflowed or self.failed:
             return
-        if frame is not None and len(self.frames) >= MEMBER_BACKLOG:
-            self.overflowed = True
-            self.frames.clear()
-        else:
-            self.frames.append(frame)
-        waiter = self.waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        if self.sending is not None:
+            if len(self.backlog) >= MEMBER_BACKLOG:
+                self.overflowed = True
+                self.backlog.clear()
+                self.finish(None)
+            else:
+                self.backlog.append(frame)
+            return
+        coro = self.send(frame)
+        try:
+            waiting_on = coro.send(None)
+        except StopIteration:
+            return
+        except Exception:
+            self._failed()
+            return
+        self.sending = asyncio.get_running_loop().create_task(self._drain(coro, waiting_on))
+
+    async def _drain(self, coro: Coroutine[Any, Any, None], waiting_on: Any) -> None:
+        try:
+            await _resume(coro, waiting_on)
+            while self.backlog:
+                await self.send(self.backlog.popleft())
+        except Exception:
+            self._failed()
+        finally:
+            self.sending = None
+
+    def _failed(self) -> None:
+        # The socket is gone: its handler notices and ends the operation.
+        self.failed = True
+        self.backlog.clear()
+        self.finish(None)
+
+    def finish(self, final: Frame | None) -> None:
+        if not self.ended.done():
+            self.ended.set_result(final)
 
     async def forward(self) -> None:
-        """Send what the stream produces until it is over (or this member fell behind)."""
+        """Until the stream is over for this member; then its last messages, in order."""
+        final = await self.ended
+        if self.sending is not None:
+            await asyncio.shield(self.sending)
         operation = self.operation
-        while True:
-            while self.frames:
-                frame = self.frames.popleft()
-                if frame is None:
-                    return
-                await operation.send_operation_message(frame)  # type: ignore[arg-type]
-            if self.overflowed:
-                error = GraphQLError(OVERFLOW_MESSAGE, extensions={"code": "SUBSCRIBER_OVERFLOW"})
-                await operation.send_next(ExecutionResult(data=None, errors=[error]))
-                await operation.send_operation_message({"id": operation.id, "type": "complete"})
-                return
-            self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self.waiter
-            finally:
-                self.waiter = None
+        if self.failed:
+            return
+        if self.overflowed:
+            error = GraphQLError(OVERFLOW_MESSAGE, extensions={"code": "SUBSCRIBER_OVERFLOW"})
+            await operation.send_next(ExecutionResult(data=None, errors=[error]))
+        elif final is not None:
+            await operation.send_operation_message(final)  # type: ignore[arg-type]
 
 
 class SharedStream:
@@ -149,9 +210,13 @@ class SharedStream:
     def start(self) -> None:
         self.task = asyncio.get_running_loop().create_task(self._pump(), name="shared-subscription")
 
-    def _broadcast(self, frame_of: Callable[[Member], Frame | None]) -> None:
+    def _broadcast(self, frame_of: Callable[[Member], Frame]) -> None:
         for member in list(self.members):
             member.offer(frame_of(member))
+
+    def _finish(self, final_of: Callable[[Member], Frame | None]) -> None:
+        for member in list(self.members):
+            member.finish(final_of(member))
 
     def _payload(self, result: ExecutionResult) -> str:
         payload: dict[str, Any] = {"data": result.data}
@@ -168,7 +233,7 @@ class SharedStream:
             self._broadcast(lambda member: Frame("next", f"{member.prefix}{payload}}}"))
         else:  # "error": the operation's errors before it started, as strawberry sends them
             errors = jsoncodec.dumps([error.formatted for error in result.errors or []])
-            self._broadcast(
+            self._finish(
                 lambda member: Frame(
                     "error", f'{{"id":{jsoncodec.dumps(member.operation.id)},"type":"error","payload":{errors}}}'
                 )
@@ -196,9 +261,9 @@ class SharedStream:
             logger.exception("a shared subscription stream failed")
         finally:
             self.hub._ended(self)
-            # Every member still here sends what it has, then completes (a member that has
-            # already sent an error is completed by strawberry and sends nothing more).
-            self._broadcast(lambda member: None)
+            # Every member still here sends what it has, then completes (one that was given an
+            # error message above sends it and is completed by strawberry).
+            self._finish(lambda member: None)
 
 
 class SharedStreams:
@@ -207,19 +272,23 @@ class SharedStreams:
     def __init__(self) -> None:
         self._streams: dict[StreamKey, SharedStream] = {}
 
-    def join(self, key: StreamKey, operation: Operation[Context, None], source: Callable[[], Any]) -> Member:
+    def join(
+        self, key: StreamKey, operation: Operation[Context, None], source: Callable[[], Any], send: Send
+    ) -> Member:
         stream = self._streams.get(key)
         if stream is None:
             stream = SharedStream(self, key, source)
             self._streams[key] = stream
             stream.start()
-        member = Member(stream, operation, f'{{"id":{jsoncodec.dumps(operation.id)},"type":"next","payload":')
+        member = Member(stream, operation, f'{{"id":{jsoncodec.dumps(operation.id)},"type":"next","payload":', send)
         stream.members.add(member)
         return member
 
     def leave(self, member: Member) -> None:
         stream = member.stream
         stream.members.discard(member)
+        if member.sending is not None:
+            member.sending.cancel()
         if not stream.members and self._streams.get(stream.key) is stream:
             del self._streams[stream.key]
             if stream.task is not None:
@@ -258,7 +327,7 @@ class SharingTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 operation_name=operation.operation_name,
             )
 
-        member = hub.join(key, operation, source)
+        member = hub.join(key, operation, source, self.websocket.send_json)
         try:
             await member.forward()
             await operation.send_operation_message({"id": operation.id, "type": "complete"})

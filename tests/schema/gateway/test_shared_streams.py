@@ -150,18 +150,55 @@ class TestSharedStreams:
 
 
 class TestMemberBacklog:
-    def test_a_member_that_falls_behind_is_ended_alone(self) -> None:
-        # The stream and operation are not touched by the backlog itself.
-        member = Member(stream=cast(Any, None), operation=cast(Any, None), prefix="")
-        other = Member(stream=cast(Any, None), operation=cast(Any, None), prefix="")
-        for number in range(MEMBER_BACKLOG):
+    """A member's sends, against a socket that takes frames at once or makes the sender wait."""
+
+    @staticmethod
+    def member(sent: list[str], writable: asyncio.Event) -> Member:
+        async def send(frame: Frame) -> None:
+            await writable.wait()
+            sent.append(frame.text)
+
+        # The stream and operation are not used by sending.
+        return Member(stream=cast(Any, None), operation=cast(Any, None), prefix="", send=send)
+
+    async def test_frames_reach_a_waiting_socket_in_order(self) -> None:
+        sent: list[str] = []
+        writable = asyncio.Event()
+        writable.set()
+        member = self.member(sent, writable)
+
+        member.offer(Frame("next", "0"))
+        assert sent == ["0"] and member.sending is None  # sent at once, no task
+
+        writable.clear()
+        for number in range(1, 5):
             member.offer(Frame("next", str(number)))
-        other.offer(Frame("next", "0"))
-        assert not member.overflowed and len(member.frames) == MEMBER_BACKLOG
+        assert sent == ["0"] and member.sending is not None
+        writable.set()
+        await member.sending
 
-        member.offer(Frame("next", "one too many"))
+        assert sent == ["0", "1", "2", "3", "4"]
+        assert member.sending is None and not member.overflowed
 
-        assert member.overflowed and not member.frames  # what it missed is dropped, then it ends
-        member.offer(Frame("next", "later"))
-        assert not member.frames
-        assert not other.overflowed and len(other.frames) == 1
+    async def test_a_member_that_falls_behind_is_ended_alone(self) -> None:
+        slow_sent: list[str] = []
+        blocked = asyncio.Event()
+        slow = self.member(slow_sent, blocked)
+        fast_sent: list[str] = []
+        open_socket = asyncio.Event()
+        open_socket.set()
+        fast = self.member(fast_sent, open_socket)
+
+        for number in range(MEMBER_BACKLOG + 1):  # one waiting send, then a full backlog
+            slow.offer(Frame("next", str(number)))
+            fast.offer(Frame("next", str(number)))
+        assert not slow.overflowed and len(slow.backlog) == MEMBER_BACKLOG
+
+        slow.offer(Frame("next", "one too many"))
+
+        assert slow.overflowed and not slow.backlog and slow.ended.done()
+        slow.offer(Frame("next", "later"))
+        assert not slow.backlog
+        assert not fast.overflowed and not fast.ended.done() and len(fast_sent) == MEMBER_BACKLOG + 1
+        assert slow.sending is not None
+        slow.sending.cancel()
