@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import gc
 import json
 import os
@@ -30,11 +31,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import redis.asyncio as redis
@@ -158,6 +160,15 @@ def stop_server(server: Server) -> None:
             server.process.wait(timeout=10)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _tail(path: Path, lines: int = 30) -> str:
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
@@ -186,10 +197,116 @@ class Delivery:
     finished_at: float  # startedAt + latencyMs, from the event
 
 
+class LeanConnection(asyncio.Protocol):
+    """A minimal WebSocket client (RFC 6455) on a bare asyncio protocol: the handshake, masked
+    text frames out, unfragmented or fragmented text frames in, pings answered. Each message
+    is handed to ``on_text`` from ``data_received`` with the time the bytes arrived: no task,
+    queue or future per message, so a thousand of them in one process cost the measurement
+    little (the ``websockets`` client costs several times as much per message)."""
+
+    def __init__(self, on_text: Callable[[bytes, float], None]) -> None:
+        self.on_text = on_text
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.fragments = bytearray()
+        self.upgraded: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.key = base64.b64encode(os.urandom(16)).decode()
+
+    @classmethod
+    async def open(cls, host: str, port: int, path: str, on_text: Callable[[bytes, float], None]) -> LeanConnection:
+        loop = asyncio.get_running_loop()
+        _, connection = await loop.create_connection(lambda: cls(on_text), host, port)
+        assert connection.transport is not None
+        connection.transport.write(
+            (
+                f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {connection.key}\r\nSec-WebSocket-Version: 13\r\n"
+                "Sec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n"
+            ).encode()
+        )
+        await asyncio.wait_for(connection.upgraded, 30)
+        return connection
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.upgraded.done():
+            self.upgraded.set_exception(ConnectionError(f"closed before the upgrade: {exc}"))
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+    def data_received(self, data: bytes) -> None:
+        received_at = time.time()
+        self.buffer += data
+        if not self.upgraded.done():
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head = bytes(self.buffer[:end]).decode("latin-1").lower()
+            del self.buffer[: end + 4]
+            if not head.startswith("http/1.1 101") or "sec-websocket-protocol: graphql-transport-ws" not in head:
+                self.upgraded.set_exception(ConnectionError(f"no upgrade: {head[:200]}"))
+                return
+            self.upgraded.set_result(None)
+        buffer = self.buffer
+        while len(buffer) >= 2:
+            first, second = buffer[0], buffer[1]
+            length, offset = second & 0x7F, 2
+            if length == 126:
+                if len(buffer) < 4:
+                    return
+                length, offset = int.from_bytes(buffer[2:4], "big"), 4
+            elif length == 127:
+                if len(buffer) < 10:
+                    return
+                length, offset = int.from_bytes(buffer[2:10], "big"), 10
+            if len(buffer) < offset + length:
+                return
+            payload = bytes(buffer[offset : offset + length])
+            del buffer[: offset + length]
+            opcode, final = first & 0x0F, bool(first & 0x80)
+            if opcode in (0x1, 0x0):
+                self.fragments += payload
+                if final:
+                    message, self.fragments = bytes(self.fragments), bytearray()
+                    self.on_text(message, received_at)
+            elif opcode == 0x9:
+                self._send_frame(0xA, payload)
+            elif opcode == 0x8 and self.transport is not None:
+                self.transport.close()
+
+    def _send_frame(self, opcode: int, payload: bytes) -> None:
+        mask = os.urandom(4)
+        length = len(payload)
+        if length < 126:
+            header = bytes([0x80 | opcode, 0x80 | length])
+        elif length < 1 << 16:
+            header = bytes([0x80 | opcode, 0x80 | 126]) + length.to_bytes(2, "big")
+        else:
+            header = bytes([0x80 | opcode, 0x80 | 127]) + length.to_bytes(8, "big")
+        masked = bytes(byte ^ mask[index % 4] for index, byte in enumerate(payload))
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(header + mask + masked)
+
+    def send_text(self, text: str) -> None:
+        self._send_frame(0x1, text.encode())
+
+    async def close(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self._send_frame(0x8, (1000).to_bytes(2, "big"))
+            try:
+                await asyncio.wait_for(asyncio.shield(self.closed), 5)
+            except TimeoutError:
+                self.transport.close()
+
+
 @dataclass
 class Subscriber:
     index: int
-    connection: ClientConnection
+    connection: ClientConnection | LeanConnection
     deliveries: list[Delivery] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -197,8 +314,9 @@ class Subscriber:
 class Fanout:
     """The subscribers of one server, and per call id how many have received it."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Server, client: str = "lean") -> None:
         self.server = server
+        self.client = client
         self.subscribers: list[Subscriber] = []
         self.counts: dict[str, int] = {}
         self.waiters: dict[str, asyncio.Event] = {}
@@ -218,63 +336,99 @@ class Fanout:
             if event is not None:
                 event.set()
 
+    def _message(self, subscriber: Subscriber, raw: str | bytes, received_at: float) -> str | None:
+        """Record one message; the reply to send (a pong), if any."""
+        message = json.loads(raw)
+        kind = message.get("type")
+        if kind == "next":
+            payload = message["payload"]
+            if payload.get("errors"):
+                subscriber.errors.append(json.dumps(payload["errors"])[:300])
+                return None
+            call = payload["data"]["toolCalls"]
+            finished_at = datetime.fromisoformat(call["startedAt"]).timestamp() + call["latencyMs"] / 1000
+            subscriber.deliveries.append(Delivery(received_at, call["id"], finished_at))
+            self._received(call["id"])
+        elif kind == "ping":
+            return json.dumps({"type": "pong"})
+        elif kind in ("error", "complete"):
+            subscriber.errors.append(json.dumps(message)[:300])
+        return None
+
     async def _read(self, subscriber: Subscriber) -> None:
         connection = subscriber.connection
+        assert isinstance(connection, ClientConnection)
         try:
             async for raw in connection:
-                received_at = time.time()
-                message = json.loads(raw)
-                kind = message.get("type")
-                if kind == "next":
-                    payload = message["payload"]
-                    if payload.get("errors"):
-                        subscriber.errors.append(json.dumps(payload["errors"])[:300])
-                        continue
-                    call = payload["data"]["toolCalls"]
-                    finished_at = datetime.fromisoformat(call["startedAt"]).timestamp() + call["latencyMs"] / 1000
-                    subscriber.deliveries.append(Delivery(received_at, call["id"], finished_at))
-                    self._received(call["id"])
-                elif kind == "ping":
-                    await connection.send(json.dumps({"type": "pong"}))
-                elif kind in ("error", "complete"):
-                    subscriber.errors.append(json.dumps(message)[:300])
+                reply = self._message(subscriber, raw, time.time())
+                if reply is not None:
+                    await connection.send(reply)
         except websockets.ConnectionClosed as closed:
             subscriber.errors.append(f"closed: {closed}")
+
+    async def _open_lean(self, index: int) -> Subscriber:
+        acknowledged: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        holder: list[Subscriber] = []
+
+        def on_text(raw: bytes, received_at: float) -> None:
+            if not acknowledged.done():
+                acknowledged.set_result(json.loads(raw))
+                return
+            reply = self._message(holder[0], raw, received_at)
+            if reply is not None:
+                connection.send_text(reply)
+
+        connection = await LeanConnection.open("127.0.0.1", self.server.port, "/graphql", on_text)
+        holder.append(Subscriber(index, connection))
+        connection.send_text(
+            json.dumps({"type": "connection_init", "payload": {"Authorization": f"Bearer {self.server.admin_key}"}})
+        )
+        ack = await asyncio.wait_for(acknowledged, 30)
+        if ack.get("type") != "connection_ack":
+            raise SystemExit(f"{self.server.bus}: subscriber {index} got {ack}")
+        connection.send_text(self._subscribe_message(index))
+        return holder[0]
+
+    def _subscribe_message(self, index: int) -> str:
+        return json.dumps(
+            {
+                "id": f"s{index}",
+                "type": "subscribe",
+                "payload": {"query": SUBSCRIPTION, "variables": {"spaceId": self.server.space_id}},
+            }
+        )
+
+    async def _open_websockets(self, index: int, compression: str | None) -> Subscriber:
+        connection = await connect(
+            self.server.ws_url,
+            subprotocols=[websockets.Subprotocol("graphql-transport-ws")],
+            compression=compression,
+            proxy=None,
+            open_timeout=30,
+            max_queue=None,
+        )
+        await connection.send(
+            json.dumps({"type": "connection_init", "payload": {"Authorization": f"Bearer {self.server.admin_key}"}})
+        )
+        ack = json.loads(await asyncio.wait_for(connection.recv(), 30))
+        if ack.get("type") != "connection_ack":
+            raise SystemExit(f"{self.server.bus}: subscriber {index} got {ack}")
+        await connection.send(self._subscribe_message(index))
+        subscriber = Subscriber(index, connection)
+        self.readers.append(asyncio.create_task(self._read(subscriber)))
+        return subscriber
 
     async def open(self, count: int, compression: str | None) -> None:
         """Subscribers until there are ``count`` (a level adds to the previous one's)."""
 
         async def one(index: int) -> Subscriber:
-            connection = await connect(
-                self.server.ws_url,
-                subprotocols=[websockets.Subprotocol("graphql-transport-ws")],
-                compression=compression,
-                proxy=None,
-                open_timeout=30,
-                max_queue=None,
-            )
-            await connection.send(
-                json.dumps({"type": "connection_init", "payload": {"Authorization": f"Bearer {self.server.admin_key}"}})
-            )
-            ack = json.loads(await asyncio.wait_for(connection.recv(), 30))
-            if ack.get("type") != "connection_ack":
-                raise SystemExit(f"{self.server.bus}: subscriber {index} got {ack}")
-            await connection.send(
-                json.dumps(
-                    {
-                        "id": f"s{index}",
-                        "type": "subscribe",
-                        "payload": {"query": SUBSCRIPTION, "variables": {"spaceId": self.server.space_id}},
-                    }
-                )
-            )
-            return Subscriber(index, connection)
+            if self.client == "lean":
+                return await self._open_lean(index)
+            return await self._open_websockets(index, compression)
 
         for start in range(len(self.subscribers), count, CONNECT_BATCH):
             batch = await asyncio.gather(*(one(index) for index in range(start, min(start + CONNECT_BATCH, count))))
             self.subscribers.extend(batch)
-            for subscriber in batch:
-                self.readers.append(asyncio.create_task(self._read(subscriber)))
 
     async def close(self) -> None:
         for subscriber in self.subscribers:
@@ -308,6 +462,7 @@ class BusResult:
     errors: list[str] = field(default_factory=list)
     startup_s: float = 0.0
     connect_s: float = 0.0
+    server_cpu_ms: float = 0.0  # the server process's CPU time over the measured calls
 
 
 @dataclass
@@ -406,7 +561,7 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> list[Level]:
         fanouts: dict[str, Fanout] = {}
         for server in servers:
             server.space_id = await create_space(client, server)
-            fanout = Fanout(server)
+            fanout = Fanout(server, args.client)
             stack.push_async_callback(fanout.close)
             fanouts[server.bus] = fanout
         shuffler = random.Random(args.seed)
@@ -423,6 +578,7 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> list[Level]:
             gc.collect()
             gc.freeze()
             load_before = load_average()
+            cpu_before = {server.bus: cpu_seconds(server.process.pid) for server in servers}
             order = [server.bus for server in servers]
             for _ in range(args.calls):
                 shuffler.shuffle(order)
@@ -438,6 +594,8 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> list[Level]:
             # Stragglers of the level's last calls (a call not delivered to all in time).
             await asyncio.sleep(0.2)
             load_after = load_average()
+            for server in servers:
+                results[server.bus].server_cpu_ms = (cpu_seconds(server.process.pid) - cpu_before[server.bus]) * 1000
             for bus, fanout in fanouts.items():
                 _summarise(fanout, results[bus])
             level = Level(count, [results[server.bus] for server in servers], (load_before, load_after))
@@ -502,7 +660,7 @@ def print_level(level: Level) -> None:
     )
     header = (
         f"  {'bus':<11} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}   {'first p50':>9} {'last p50':>9} "
-        f"{'last p99':>9}   {'invokeTool p50':>14}   delivered"
+        f"{'last p99':>9}   {'invokeTool p50':>14}   {'server CPU/call':>15}   delivered"
     )
     print(header)
     print("  " + "-" * (len(header) - 2))
@@ -517,6 +675,7 @@ def print_level(level: Level) -> None:
             f"{percentile(result.first_ms, 0.5):>9.2f} {percentile(result.last_ms, 0.5):>9.2f} "
             f"{percentile(result.last_ms, 0.99):>9.2f}   "
             f"{percentile([call.round_trip_ms for call in result.calls], 0.5):>14.2f}   "
+            f"{result.server_cpu_ms / len(result.calls):>12.2f} ms   "
             f"{len(result.latencies_ms)}/{expected}"
         )
     by_bus = {result.bus: result for result in level.results}
@@ -557,37 +716,44 @@ def print_growth(levels: list[Level]) -> None:
     if len(levels) < 2:
         return
     print()
-    print("== cost as subscribers grow (ratios to the smallest level; linear growth = the subscriber ratio)")
+    print(
+        "== cost as subscribers grow (ratios to the smallest level; linear growth = the subscriber ratio). "
+        "The cost is the server's CPU time per call (the call itself and its fan-out): latencies on a "
+        "shared machine also hold the waits for a core"
+    )
     base = levels[0]
     header = (
-        f"  {'bus':<11} {'subscribers':>11} {'x subs':>7}   {'p50 x':>7} {'p99 x':>7} {'last p50 x':>10}   "
-        f"{'last p50 / subscriber':>21}"
+        f"  {'bus':<11} {'subscribers':>11} {'x subs':>7}   {'CPU/call x':>10} {'CPU/subscriber':>14}   "
+        f"{'p50 x':>7} {'p99 x':>7} {'last p50 x':>10}"
     )
     print(header)
     print("  " + "-" * (len(header) - 2))
-    buses = [result.bus for result in base.results]
-    for bus in buses:
+    for bus in [result.bus for result in base.results]:
         first = next(result for result in base.results if result.bus == bus)
         if not first.latencies_ms:
             continue
+        first_cpu = first.server_cpu_ms / len(first.calls)
         for level in levels:
             result = next(result for result in level.results if result.bus == bus)
             if not result.latencies_ms:
                 continue
+            cpu = result.server_cpu_ms / len(result.calls)
             print(
                 f"  {bus:<11} {level.subscribers:>11} {level.subscribers / base.subscribers:>7.1f}   "
+                f"{cpu / max(first_cpu, 1e-9):>10.2f} {cpu * 1000 / level.subscribers:>11.1f} us   "
                 f"{percentile(result.latencies_ms, 0.5) / percentile(first.latencies_ms, 0.5):>7.2f} "
                 f"{percentile(result.latencies_ms, 0.99) / percentile(first.latencies_ms, 0.99):>7.2f} "
-                f"{percentile(result.last_ms, 0.5) / percentile(first.last_ms, 0.5):>10.2f}   "
-                f"{percentile(result.last_ms, 0.5) * 1000 / level.subscribers:>18.1f} us"
+                f"{percentile(result.last_ms, 0.5) / percentile(first.last_ms, 0.5):>10.2f}"
             )
         top = next(result for result in levels[-1].results if result.bus == bus)
         if top.latencies_ms:
-            growth = percentile(top.last_ms, 0.5) / percentile(first.last_ms, 0.5)
             scale = levels[-1].subscribers / base.subscribers
+            cpu_growth = (top.server_cpu_ms / len(top.calls)) / max(first_cpu, 1e-9)
+            p99_growth = percentile(top.latencies_ms, 0.99) / percentile(first.latencies_ms, 0.99)
             print(
-                f"  {bus}: slowest subscriber p50 grew {growth:.1f}x for {scale:.0f}x the subscribers: "
-                f"{'no faster than linear' if growth <= scale else 'FASTER than linear'}"
+                f"  {bus}: {scale:.0f}x the subscribers: server CPU per call {cpu_growth:.1f}x "
+                f"({'no faster than linear' if cpu_growth <= scale else 'FASTER than linear'}), "
+                f"p99 {p99_growth:.1f}x ({'no faster than linear' if p99_growth <= scale else 'FASTER than linear'})"
             )
 
 
@@ -612,6 +778,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default="deflate",
         choices=("deflate", "none"),
         help="permessage-deflate offered by the subscribers, as browsers do (default: deflate)",
+    )
+    parser.add_argument(
+        "--client",
+        default="lean",
+        choices=("lean", "websockets"),
+        help="subscriber client: a minimal RFC 6455 protocol (default) or the websockets library",
     )
     parser.add_argument("--seed", type=int, default=20240601, help="seed of the per-round server order")
     args = parser.parse_args(argv)
