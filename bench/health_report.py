@@ -103,7 +103,7 @@ RUN_COLUMNS = (
 )
 
 
-def call_rows(count: int, seed: int, layout: str) -> list[tuple[Any, ...]]:
+def call_rows(count: int, seed: int, layout: str, order: str = "time") -> list[tuple[Any, ...]]:
     """``single``: every row in SPACE and the window; ``spread``: over SPREAD_SPACES spaces
     (SPACE one of them) and SPREAD_DAYS days ending with the window."""
     randomness = random.Random(seed)
@@ -133,8 +133,9 @@ def call_rows(count: int, seed: int, layout: str) -> list[tuple[Any, ...]]:
                 started,
             )
         )
-    # In time order, as the gateway appends them (the table then lies in the order of started_at).
-    rows.sort(key=lambda row: row[11])
+    if order == "time":
+        # As the gateway appends them: the table then lies in the order of started_at.
+        rows.sort(key=lambda row: row[11])
     return rows
 
 
@@ -285,16 +286,24 @@ async def measure(url: str, rounds: int, warmup: int, baseline_rounds: int) -> t
 
 
 def run_backend(
-    backend: str, postgres_url: str, layout: str, rows: int, rounds: int, warmup: int, baseline_rounds: int, seed: int
+    backend: str,
+    postgres_url: str,
+    layout: str,
+    rows: int,
+    rounds: int,
+    warmup: int,
+    baseline_rounds: int,
+    seed: int,
+    order: str,
 ) -> None:
-    print(f"\n== {backend}, {layout}")
+    print(f"\n== {backend}, {layout}" + (", rows in random order" if order == "random" else ""))
     with (
         tempfile.TemporaryDirectory(prefix="quiver-bench-") as directory,
         throwaway_database(backend, postgres_url, "health", Path(directory)) as url,
     ):
         upgrade(url)
         started = time.perf_counter()
-        calls, runs = call_rows(rows, seed, layout), run_rows(seed)
+        calls, runs = call_rows(rows, seed, layout, order), run_rows(seed)
         if backend == "sqlite":
             seed_sqlite(url, calls, runs)
         else:
@@ -334,6 +343,13 @@ def main() -> None:
         help="spread: the log over 20 spaces and 180 days, the report of one space's 30 days; "
         "single: every row in the one space's window (the worst case). Comma-separated.",
     )
+    parser.add_argument(
+        "--order",
+        choices=("time", "random"),
+        default="time",
+        help="time: rows inserted in the order of started_at, as the gateway appends them; random: in random order "
+        "(the raw path then reads scattered pages).",
+    )
     parser.add_argument("--postgres-url", default=DEFAULT_POSTGRES_URL)
     arguments = parser.parse_args()
     print("Health report benchmark")
@@ -362,6 +378,7 @@ def main() -> None:
                 arguments.warmup,
                 arguments.baseline_rounds,
                 arguments.seed,
+                arguments.order,
             )
 
 

@@ -222,21 +222,23 @@ async def _roll_hours(session: AsyncSession, start: datetime, end: datetime) -> 
     )
     code = func.coalesce(ToolCall.error_code, "")
     bucket = bucket_sql(ToolCall.latency_ms)
-    for space in (ToolCall.space_id, literal(ALL_SPACES)):
-        calls = select(space, literal(HOUR), hour, ToolCall.tool_id, ToolCall.status, code, func.count()).where(*window)
+    # Each space's rows, then the every-space rows (grouped without the space).
+    scopes: list[tuple[Any, list[Any]]] = [
+        (ToolCall.space_id, [ToolCall.space_id]),
+        (literal(ALL_SPACES), []),
+    ]
+    for space, by_space in scopes:
+        grouped: list[Any] = [hour, ToolCall.tool_id, ToolCall.status, code]
+        calls = select(space, literal(HOUR), *grouped, func.count()).where(*window).group_by(*by_space, *grouped)
         await session.execute(
             insert(CallRollup).from_select(
-                ["space_id", "grain", "period_start", "tool_id", "status", "error_code", "calls"],
-                calls.group_by(space, hour, ToolCall.tool_id, ToolCall.status, code)
-                if space is ToolCall.space_id
-                else calls.group_by(hour, ToolCall.tool_id, ToolCall.status, code),
+                ["space_id", "grain", "period_start", "tool_id", "status", "error_code", "calls"], calls
             )
         )
         latency = select(space, literal(HOUR), hour, bucket, func.count()).where(*window)
         await session.execute(
             insert(LatencyRollup).from_select(
-                ["space_id", "grain", "period_start", "bucket", "calls"],
-                latency.group_by(space, hour, bucket) if space is ToolCall.space_id else latency.group_by(hour, bucket),
+                ["space_id", "grain", "period_start", "bucket", "calls"], latency.group_by(*by_space, hour, bucket)
             )
         )
     # Runs: their few distinct skill sets per hour and status, unpacked here.
