@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db import create_engine, create_session_factory
 from app.errors import DomainError
@@ -45,6 +46,7 @@ from app.knowledge import service
 from app.knowledge.chunking import ChunkingOptions
 from app.knowledge.embeddings import EmbeddingProvider, LocalEmbeddings
 from app.knowledge.ingest import Ingestor, ToPrepare, ingest_many
+from app.knowledge.models import KnowledgeBase
 from app.knowledge.search import (
     FUSION_DEPTH,
     HYBRID,
@@ -112,6 +114,15 @@ async def throwaway_database(backend: str, postgres_url: str) -> AsyncIterator[s
         await connection.close()
 
 
+async def bench_knowledge_base(session_factory: async_sessionmaker[AsyncSession], name: str) -> KnowledgeBase:
+    """A space and a knowledge base, both called ``name``, in a throwaway database."""
+    async with session_factory() as session, session.begin():
+        space = await spaces_service.create_space(session, SYSTEM_PRINCIPAL, name, name.title())
+        return await service.create_knowledge_base(
+            session, SYSTEM_PRINCIPAL, space_id=space.id, name=name, label=name.title(), description=None
+        )
+
+
 def document_ranking(hits: list[Any]) -> list[str]:
     ranking: list[str] = []
     for hit in hits:
@@ -177,11 +188,7 @@ async def run(arguments: argparse.Namespace) -> None:
         engine = create_engine(url)
         session_factory = create_session_factory(engine)
         try:
-            async with session_factory() as session, session.begin():
-                space = await spaces_service.create_space(session, SYSTEM_PRINCIPAL, "bench", "Bench")
-                kb = await service.create_knowledge_base(
-                    session, SYSTEM_PRINCIPAL, space_id=space.id, name="eval", label="Eval", description=None
-                )
+            kb = await bench_knowledge_base(session_factory, "eval")
             started = time.perf_counter()
             chunks = 0
             items = [

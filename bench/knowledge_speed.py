@@ -57,8 +57,7 @@ from app.knowledge.ingest import Ingestor, ToPrepare, ingest_many
 from app.knowledge.search import HYBRID, LEXICAL, KnowledgeSearch
 from app.migrate import upgrade_async
 from app.principal import SYSTEM_PRINCIPAL
-from app.spaces import service as spaces_service
-from bench.knowledge_eval import DATA, DEFAULT_POSTGRES, throwaway_database
+from bench.knowledge_eval import DATA, DEFAULT_POSTGRES, bench_knowledge_base, throwaway_database
 
 SECTIONS_PER_DOCUMENT = 10
 WORDS_PER_SECTION = 105
@@ -238,11 +237,7 @@ async def measure_model_ingest(count: int) -> str:
         engine = create_engine(url)
         session_factory = create_session_factory(engine)
         try:
-            async with session_factory() as session, session.begin():
-                space = await spaces_service.create_space(session, SYSTEM_PRINCIPAL, "ingest", "Ingest")
-                kb = await service.create_knowledge_base(
-                    session, SYSTEM_PRINCIPAL, space_id=space.id, name="ingest", label="Ingest", description=None
-                )
+            kb = await bench_knowledge_base(session_factory, "ingest")
             quarter = max(1, len(documents) // 4)
             for number, start in enumerate(range(0, len(documents), quarter)):
                 part = [
@@ -297,11 +292,7 @@ async def run_backend(backend: str, arguments: argparse.Namespace, embedder: Emb
         engine = create_engine(url)
         session_factory = create_session_factory(engine)
         try:
-            async with session_factory() as session, session.begin():
-                space = await spaces_service.create_space(session, SYSTEM_PRINCIPAL, "bench", "Bench")
-                kb = await service.create_knowledge_base(
-                    session, SYSTEM_PRINCIPAL, space_id=space.id, name="speed", label="Speed", description=None
-                )
+            kb = await bench_knowledge_base(session_factory, "bench")
             search = KnowledgeSearch(session_factory, embedder, timeout_s=120)
             chunks = 0
             documents = 0
