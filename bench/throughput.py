@@ -75,6 +75,8 @@ class Connection:
         self.writer: asyncio.StreamWriter | None = None
 
     async def post(self, path: str, body: bytes, headers: bytes = b"") -> tuple[int, bytes]:
+        if self.reader is not None and self.reader.at_eof():
+            self.close()  # the server closed it while idle (uvicorn's keep-alive time-out between bursts)
         if self.writer is None or self.writer.is_closing():
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         assert self.reader is not None
@@ -118,13 +120,44 @@ class Connection:
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+            self.reader = None
+
+
+def tree_cpu_s(root: int) -> float:
+    """CPU time (user + system, seconds) of a process and all its descendants, from /proc."""
+    processes: dict[int, tuple[int, int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        processes[int(entry)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in processes.items():
+        children.setdefault(parent, []).append(pid)
+    ticks, pending = 0, [root]
+    while pending:
+        pid = pending.pop()
+        ticks += processes.get(pid, (0, 0))[1]
+        pending.extend(children.get(pid, ()))
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 # ------------------------------------------------------------------ servers
 
 
+@dataclass
+class Endpoint:
+    port: int
+    pid: int
+
+
 @contextmanager
-def echo_endpoint() -> Iterator[int]:
+def echo_endpoint() -> Iterator[Endpoint]:
     """The CUSTOM tool's endpoint (bench.gateway_overhead's raw ASGI echo), its own process."""
     port = free_port()
     process = subprocess.Popen(
@@ -134,7 +167,7 @@ def echo_endpoint() -> Iterator[int]:
     )
     try:
         wait_for_port(port, process, "the echo endpoint")
-        yield port
+        yield Endpoint(port, process.pid)
     finally:
         process.kill()
         process.wait(timeout=10)
@@ -287,6 +320,7 @@ class Burst:
     seconds: float
     latencies_ms: list[float]
     failures: int
+    server_cpu_s: float = 0.0
 
 
 @dataclass
@@ -330,7 +364,7 @@ async def burst(
     return Burst(len(latencies), elapsed, latencies, failures)
 
 
-def direct_call(echo_port: int) -> Any:
+def direct_call(echo_port: Endpoint) -> Any:
     body = json.dumps(ARGUMENTS).encode()
 
     async def call(connection: Connection) -> str:
@@ -389,13 +423,15 @@ async def settled() -> None:
         await asyncio.sleep(0)
 
 
-async def measure(args: argparse.Namespace, echo_port: int, servers: list[Quiver]) -> dict[str, Totals]:
+async def measure(args: argparse.Namespace, echo_port: Endpoint, servers: list[Quiver]) -> dict[str, Totals]:
     variants: dict[str, Any] = {DIRECT: direct_call(echo_port)}
-    ports = {DIRECT: echo_port}
+    ports = {DIRECT: echo_port.port}
+    roots = {DIRECT: echo_port.pid}
     for server in servers:
-        await set_up(server, echo_port)
+        await set_up(server, echo_port.port)
         variants[server.name] = invoke_call(server)
         ports[server.name] = server.port
+        roots[server.name] = server.process.pid
     # Each variant's own connections, opened once and kept alive (as each client would).
     pools = {name: [Connection("127.0.0.1", ports[name]) for _ in range(args.clients)] for name in variants}
     totals = {name: Totals() for name in variants}
@@ -406,7 +442,10 @@ async def measure(args: argparse.Namespace, echo_port: int, servers: list[Quiver
         randomness.shuffle(names)
         for name in names:
             collected: list[str] = []
+            cpu_before = tree_cpu_s(roots[name])
             result = await burst(args.clients, args.burst_s, variants[name], pools[name], collected)
+            # The server's CPU per call, less sensitive to a busy machine than calls/s.
+            result.server_cpu_s = tree_cpu_s(roots[name]) - cpu_before
             if measured:
                 totals[name].bursts.append(result)
             totals[name].trace_ids.extend(collected)  # warm-up calls are logged too
@@ -426,7 +465,7 @@ def report(args: argparse.Namespace, totals: dict[str, Totals], servers: list[Qu
     direct_p50 = percentile(direct.latencies, 0.5)
     header = (
         f"  {'variant':<18}{'calls/s':>9}{'(bursts min-max)':>18}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}"
-        f"{'rate ratio':>11}{'p50 ratio':>10}{'failed':>8}  logged exactly once"
+        f"{'rate ratio':>11}{'p50 ratio':>10}{'cpu ms/call':>12}{'failed':>8}  logged exactly once"
     )
     print(header)
     print("  " + "-" * (len(header) - 2))
@@ -441,8 +480,10 @@ def report(args: argparse.Namespace, totals: dict[str, Totals], servers: list[Qu
             f"  {name:<18}{rate:>9.0f}{f'{min(rates):.0f}-{max(rates):.0f}':>18}{p50:>9.2f}"
             f"{percentile(latencies, 0.95):>9.2f}{percentile(latencies, 0.99):>9.2f}"
             f"{rate / direct_rate:>11.3f}{p50 / direct_p50:>10.2f}"
+            f"{1000 * sum(burst.server_cpu_s for burst in total.bursts) / max(calls, 1):>12.2f}"
             f"{sum(burst.failures for burst in total.bursts):>8}  {checks.get(name, '-')}"
         )
+    print("  cpu ms/call: CPU time of the server's processes (the echo endpoint's for direct) per answered call")
     print()
     print(f"  goals (issue #16): >= {GOAL_CALLS_PER_S:.0f} calls/s and p99 < {GOAL_P99_MS:.0f} ms")
     for server in servers:

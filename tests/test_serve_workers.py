@@ -280,3 +280,26 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_a_broker_socket_path_too_long_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    long_tmp = tmp_path / ("t" * 100)
+    long_tmp.mkdir()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPOSITORY_ROOT),
+        "QUIVER_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'quiver.db'}",
+        "TMPDIR": str(long_tmp),
+    }
+    env.pop("QUIVER_REDIS_URL", None)
+    finished = subprocess.run(
+        [str(QUIVER), "serve", "--port", str(free_port()), "--workers", "2"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert finished.returncode == 2, finished.stderr.decode()[-2000:]
+    assert "too long for a Unix socket" in finished.stderr.decode()
+    assert not (tmp_path / "quiver.db").exists()
+    assert list(long_tmp.iterdir()) == []

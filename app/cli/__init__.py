@@ -47,6 +47,8 @@ def _configure_logging(settings: Settings) -> None:
 
 
 MAX_WORKERS = 64
+#: Longest Unix socket path Linux takes (sun_path is 108 bytes, NUL included; macOS: 104).
+MAX_SOCKET_PATH_BYTES = 100
 #: How long a busy worker may take to answer its supervisor's health check before it is replaced.
 WORKER_HEALTHCHECK_TIMEOUT_S = 30
 
@@ -96,16 +98,25 @@ def _serve_workers(settings: Settings, workers: int, banner: str, options: dict[
     from app.events.local_broker import LocalBroker
     from app.main import prepare_once
 
-    asyncio.run(prepare_once(settings))
     broker: LocalBroker | None = None
     if not settings.redis_url:
         # A directory only this user may enter: whoever reaches the socket could publish events.
-        broker = LocalBroker(Path(tempfile.mkdtemp(prefix="quiver-events-")) / "events.sock")
+        socket_path = Path(tempfile.mkdtemp(prefix="quiver-events-")) / "events.sock"
+        if len(os.fsencode(socket_path)) > MAX_SOCKET_PATH_BYTES:
+            shutil.rmtree(socket_path.parent, ignore_errors=True)
+            typer.echo(
+                f"error: the event broker's socket path {socket_path} is too long for a Unix socket; "
+                "set TMPDIR to a shorter directory, or QUIVER_REDIS_URL",
+                err=True,
+            )
+            raise typer.Exit(code=2)
+        broker = LocalBroker(socket_path)
         broker.start_thread()
         os.environ["QUIVER_EVENT_BROKER_URL"] = broker.url
     events = "Redis" if settings.redis_url else "the supervisor's event broker"
-    typer.echo(f"{banner}, {workers} workers, events over {events}")
     try:
+        asyncio.run(prepare_once(settings))
+        typer.echo(f"{banner}, {workers} workers, events over {events}")
         uvicorn.run(
             "app.main:create_worker_app",
             factory=True,
