@@ -194,6 +194,17 @@ class TestQueryCost:
         assert graphql_error(costly)["extensions"]["cost"] == 1 + 1 * (1 + 1 + 2**40)
         assert graphql_error(aliases)["message"] == f"{2**39} aliases found. Allowed: 30"
 
+    async def test_documents_sent_again_are_checked_again(self, gql: GraphQLClient) -> None:
+        """Parsed and validated documents are cached by their text (ParserCache, ValidationCache):
+        the cost, the token limit and validation errors still apply to every request."""
+        costly = "{ " + AGENT_ALIASES + " }"
+        too_many_tokens = "{ " + " ".join(f"a{index}: __typename" for index in range(3000)) + " }"
+        invalid = "{ tools(first: 1) { edges { node { noSuchField } } } }"
+        for _ in range(3):
+            assert graphql_error(await gql.raw(costly))["extensions"]["code"] == "QUERY_TOO_COSTLY"
+            assert "tokens" in graphql_error(await gql.raw(too_many_tokens))["message"]
+            assert "noSuchField" in graphql_error(await gql.raw(invalid))["message"]
+
     async def test_an_ordinary_page_is_served(self, gql: GraphQLClient) -> None:
         data = await gql.execute(
             "{ tools(first: 100) { totalCount edges { node { id name label description tags boundSpaces { id } } } } }"
