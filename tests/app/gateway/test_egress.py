@@ -126,6 +126,51 @@ class TestConnections:
         assert resolver.lookups == []
 
 
+class TestKeptAliveConnections:
+    """The transport's own asyncio streams (app.egress.AsyncioStream) tell a connection the
+    server closed while it sat idle from a live one, so the next request opens a new one."""
+
+    async def test_a_connection_the_server_closed_while_idle_is_not_reused(self) -> None:
+        connections = 0
+
+        async def answer_once_then_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            nonlocal connections
+            connections += 1
+            await reader.readuntil(b"\r\n\r\n")
+            body = b'{"n": %d}' % connections
+            # Kept alive as far as the client knows (HTTP/1.1, no Connection: close), then closed.
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(answer_once_then_close, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            async with client_for(EgressPolicy(["127.0.0.1"])) as client:
+                first = await client.get(f"http://127.0.0.1:{port}/")
+                await asyncio.sleep(0.2)  # the server's FIN reaches the idle connection
+                second = await client.get(f"http://127.0.0.1:{port}/")
+        finally:
+            server.close()
+            await server.wait_closed()
+        assert (first.json(), second.json()) == ({"n": 1}, {"n": 2})
+
+    async def test_a_read_past_its_timeout_is_a_read_timeout(self) -> None:
+        async def never_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.read(100_000)
+            await asyncio.sleep(5)
+            writer.close()
+
+        server = await asyncio.start_server(never_answer, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            async with client_for(EgressPolicy(["127.0.0.1"])) as client:
+                with pytest.raises(httpx.ReadTimeout):
+                    await client.get(f"http://127.0.0.1:{port}/", timeout=httpx.Timeout(5.0, read=0.2))
+        finally:
+            server.close()
+
+
 class TestThroughTheHttpExecutor:
     def _invocation(self, endpoint: str) -> Invocation:
         tool = ToolDefinition(
