@@ -708,7 +708,8 @@ async def measure_listing(backend: str, database_url: str, tools: int, rounds: i
     app = create_app(_settings(database_url))
     services = app.state.services
     await seed(services.engine, build_dataset(listing_scale(tools), seed_value))
-    with mock.patch.object(schema_module, "FastExecutionContext", StrawberryGraphQLCoreExecutionContext):
+    # The execution context build_schema names (schema.fairness.TimeSlicedExecutor, a FastExecutionContext).
+    with mock.patch.object(schema_module, "TimeSlicedExecutor", StrawberryGraphQLCoreExecutionContext):
         app_plain = create_app(_settings(database_url))
     admin_key = await _admin_key(app)
     headers = {"Authorization": f"Bearer {admin_key}"}
