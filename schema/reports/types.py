@@ -97,7 +97,7 @@ class WeekLatency:
     week_start: date = strawberry.field(description="The Monday the week starts on (UTC).")
     calls: int = strawberry.field(description="Calls in that week, within the window.")
     p95_latency_ms: float = strawberry.field(
-        description="95th percentile of the calls' latency in ms, interpolated between the closest ranks (PostgreSQL's percentile_cont)."
+        description="95th percentile of the calls' latency in ms, interpolated between the closest ranks (PostgreSQL's percentile_cont): exact when the window is read from the raw call log alone, within 0.99 % of it when the report's hourly rollups answer for part of the window."
     )
 
 
