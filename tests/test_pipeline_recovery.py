@@ -1,8 +1,9 @@
 """Pipeline runs survive their replica: a `quiver serve` process killed with SIGKILL in the
 middle of a pipeline (a step's WRITE call in flight), then restarted, observed only through
-the API, on SQLite and PostgreSQL.
+the API, on SQLite and PostgreSQL; and on PostgreSQL with a second replica running all along.
 
-The restarted replica takes the pipeline run over at start-up and continues it from its last
+The restarted replica takes the pipeline run over at start-up (the second replica: its
+periodic sweep, once the lease ran out) and continues it from its last
 completed step: the step that had SUCCEEDED keeps its output and its agent run and is not run
 again; the step under way keeps its agent run, which the runtime continues (the WRITE call
 that may have run is INTERRUPTED, never repeated); the steps after it run; a pipelineRunEvents
@@ -62,19 +63,29 @@ async def _pipeline_run(port: int, run_id: str) -> dict[str, Any]:
 
 
 class TestKilledReplica:
-    @pytest.mark.parametrize("backend", BACKENDS)
+    @pytest.mark.parametrize(
+        ("backend", "survivor"),
+        [*((backend, False) for backend in BACKENDS), ("postgresql", True)],
+        ids=["sqlite-restarted", "postgresql-restarted", "postgresql-survivor"],
+    )
     def test_a_pipeline_run_of_a_killed_replica_is_continued_from_its_last_completed_step(
-        self, backend: str, model_server: OpenAIServer, tool_server: ToolServer, tmp_path: Path
+        self, backend: str, survivor: bool, model_server: OpenAIServer, tool_server: ToolServer, tmp_path: Path
     ) -> None:
+        """Continued by the same replica started again (its start-up sweep), or — ``survivor`` —
+        by a second replica that was running all along (its periodic sweep)."""
         script = Script(model_server)
         write_key = f"plrec-{secrets.token_hex(4)}"
         with database(backend, str(tmp_path)) as database_url:
             env = _environment(database_url, model_server)
-            port = free_port()
-            log = tmp_path / "serve.log"
+            port, other_port = free_port(), free_port()
+            log, other_log = tmp_path / "serve.log", tmp_path / "other.log"
             process = _serve(port, env, log)
+            other = None
             try:
                 _wait_healthy(port, process, log)
+                if survivor:
+                    other = _serve(other_port, env, other_log)
+                    _wait_healthy(other_port, other, other_log)
                 pipeline_id, run_id = asyncio.run(self._start(port, tool_server, write_key, script))
 
                 # Kill once the record step's WRITE call is in flight (it takes 3 s).
@@ -88,12 +99,16 @@ class TestKilledReplica:
                 assert before["status"] == "RUNNING"
                 assert [step["status"] for step in before["steps"]] == ["SUCCEEDED", "RUNNING", "PENDING"]
 
-                process = _serve(port, env, log)
-                _wait_healthy(port, process, log)
+                if survivor:
+                    port = other_port
+                else:
+                    process = _serve(port, env, log)
+                    _wait_healthy(port, process, log)
                 asyncio.run(self._check(port, tool_server, write_key, script, pipeline_id, before))
             finally:
                 script.gate.set()
                 stop(process)
+                stop(other)
 
     async def _start(self, port: int, tool_server: ToolServer, write_key: str, script: Script) -> tuple[str, str]:
         tool_id = await _record_tool(port, tool_server, write_key)
