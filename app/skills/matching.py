@@ -99,7 +99,7 @@ RERANK_CANDIDATES = 8
 # and missed runners-up that were right; 0.1 returns 1.7).
 RUNNER_UP_SHARE = 0.1
 # Chinese character trigrams add this share of their BM25 weight to the lexical score.
-USE_TRIGRAMS = False
+USE_TRIGRAMS = True
 TRIGRAM_WEIGHT = 0.5
 # Request filler that says nothing about which skill applies: polite forms and pronouns
 # (Chinese bigrams, as the tokenizer cuts them) and English words the shared tokenizer
@@ -232,15 +232,15 @@ GATE_FEATURES = ("pair_margin", "strength", "hint")
 # QUIVER_EMBEDDINGS=openai model) uses GENERIC_SEMANTIC, the local model's: its similarity
 # scale may differ, so its scores are not calibrated for it (refit with --calibrate).
 LEXICAL_CALIBRATION = Calibration(
-    candidate=(-8.777, 11.364, 2.1, -0.132, 0.498, 4.971, 0.0, 0.0, 0.0, 0.0, 0.0),
-    gate=(-9.138, 0.0, 18.602, 2.56),
-    threshold=0.96,
+    candidate=(-8.416, 10.445, 2.655, -0.054, 0.538, 4.732, 0.0, 0.0, 0.0, 0.0, 0.0),
+    gate=(-9.006, 0.0, 18.349, 2.511),
+    threshold=0.958,
 )
 SEMANTIC_CALIBRATIONS: dict[str, Calibration] = {
     "local:use-multilingual-v3": Calibration(
-        candidate=(-3.271, -1.373, 6.914, 0.46, -2.961, 1.999, 6.615, -3.195, 14.8, -11.527, 20.582),
-        gate=(-1.489, 34.851, 2.881, 3.136),
-        threshold=0.769,
+        candidate=(-3.305, -1.372, 7.007, 0.469, -2.97, 1.928, 6.683, -3.217, 14.816, -11.617, 20.616),
+        gate=(-1.496, 34.786, 2.889, 3.103),
+        threshold=0.768,
     ),
 }
 GENERIC_SEMANTIC = SEMANTIC_CALIBRATIONS["local:use-multilingual-v3"]
