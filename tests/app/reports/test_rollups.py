@@ -8,6 +8,7 @@ Every figure must be equal, the p95 within ``RELATIVE_ERROR``.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import random
 from datetime import UTC, datetime, timedelta
@@ -265,3 +266,24 @@ class TestPlan:
             (opened + timedelta(hours=1), november + 10 * day),
             (november + 19 * day, self.FRONTIER),
         ]
+
+
+class TestServerLoop:
+    async def test_the_loop_catches_up_at_start_and_stops_on_close(
+        self, session_factory: async_sessionmaker[AsyncSession]
+    ) -> None:
+        await _seed(session_factory)
+        loop = rollup.CatchUpLoop(session_factory, interval_s=3600)
+        loop.start()
+        try:
+            for _ in range(1200):  # up to a minute on a loaded machine
+                async with session_factory() as session:
+                    frontier, _ = await rollup.state(session)
+                if frontier is not None and frontier >= END:
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            await loop.close()
+        assert frontier is not None and frontier >= END
+        # Every generated hour is closed by now (they are weeks old): the report reads rollups.
+        assert (await _plan(session_factory, WINDOWS[0])).days
