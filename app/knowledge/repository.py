@@ -287,7 +287,9 @@ async def _lexical_postgres(
     fit in POSTGRES_RANK_POOL chunks — each set capped at that pool. Each candidate is scored
     as the sum of idf(word) * ts_rank(chunk, word) (ts_rank of one word saturates with repeats and is
     normalised by the chunk's length), so rare words count more than common ones, as in
-    SQLite's bm25.
+    SQLite's bm25. When these give fewer than ``limit`` chunks (the rarest words by the
+    statistics may be in no chunk: names, typos), the chunks holding any word are scored
+    too, again at most the pool of them.
     """
     stats = await postgres_term_stats(session)
     parameters: dict[str, Any] = {"kb_id": kb_id, "limit": limit, "pool": POSTGRES_RANK_POOL}
@@ -299,23 +301,36 @@ async def _lexical_postgres(
             f"CAST(:w{number} AS float8) * ts_rank(c.{SEARCH_VECTOR_COLUMN}, to_tsquery('simple', :q{number}), 1)"
         )
     score = " + ".join(parts)
-    branches = [_tsquery(tokens, " & ")]
-    if len(tokens) > 1:
-        branches.append(_tsquery(selective_terms(tokens, stats, POSTGRES_RANK_POOL), " | "))
-    selects = []
-    for number, query in enumerate(branches):
-        parameters[f"match{number}"] = query
-        selects.append(
-            f"(SELECT c.id, {score} AS score FROM chunk AS c WHERE c.knowledge_base_id = :kb_id "
-            f"AND c.{SEARCH_VECTOR_COLUMN} @@ to_tsquery('simple', :match{number}) LIMIT :pool)"
-        )
-    statement = text(f"SELECT id, score FROM ({' UNION '.join(selects)}) AS m ORDER BY score DESC, id LIMIT :limit")
     # A plan made for these very words: the planner then parses each tsquery once and sees how
     # many chunks it matches. A cached generic plan (asyncpg prepares every statement, and after
     # five runs PostgreSQL may keep one) would parse the tsqueries again for every candidate row
     # (a 10-word query over 1,000 candidates: 80 ms instead of 15) and guess their selectivity.
     await session.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
-    rows = (await session.execute(statement, parameters)).all()
+    selective = selective_terms(tokens, stats, POSTGRES_RANK_POOL)
+    found = await _scored_candidates(session, score, parameters, [_tsquery(tokens, " & "), _tsquery(selective, " | ")])
+    if len(found) < limit and len(selective) < len(tokens):
+        # The statistics only know the common words: a rare one may be in no chunk at all (a
+        # name, a typo). Then the chunks holding any word, still at most the pool of them.
+        seen = {chunk_id for chunk_id, _ in found}
+        more = await _scored_candidates(session, score, parameters, [_tsquery(tokens, " | ")])
+        found = sorted(found + [row for row in more if row[0] not in seen], key=lambda row: (-row[1], row[0]))
+    return found[:limit]
+
+
+async def _scored_candidates(
+    session: AsyncSession, score: str, parameters: dict[str, Any], matches: list[str]
+) -> list[tuple[int, float]]:
+    """The chunks matching any of ``matches`` (tsqueries; each capped at the pool), scored."""
+    selects = []
+    bound = dict(parameters)
+    for number, query in enumerate(dict.fromkeys(matches)):
+        bound[f"match{number}"] = query
+        selects.append(
+            f"(SELECT c.id, {score} AS score FROM chunk AS c WHERE c.knowledge_base_id = :kb_id "
+            f"AND c.{SEARCH_VECTOR_COLUMN} @@ to_tsquery('simple', :match{number}) LIMIT :pool)"
+        )
+    statement = text(f"SELECT id, score FROM ({' UNION '.join(selects)}) AS m ORDER BY score DESC, id LIMIT :limit")
+    rows = (await session.execute(statement, bound)).all()
     return [(int(chunk_id), float(found)) for chunk_id, found in rows]
 
 

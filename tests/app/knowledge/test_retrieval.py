@@ -255,3 +255,23 @@ class TestIngestMany:
 
         assert [getattr(result, "outcome", None) for result in results] == ["CREATED", None, "CREATED"]
         assert isinstance(results[1], DomainError) and results[1].code == "NOT_FOUND"
+
+
+class TestWordsNotInTheIndex:
+    async def test_names_missing_from_every_chunk_do_not_hide_the_words_that_match(
+        self, session_factory: SessionFactory, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # A tiny pool: on PostgreSQL the rarest words by the statistics are then words no
+        # chunk holds (names, typos): the chunks holding the query's other words must still come.
+        monkeypatch.setattr(repository, "POSTGRES_RANK_POOL", 1)
+        space = await make_space(session_factory, "alpha")
+        kb = await make_kb(session_factory, space.id)
+        for number in range(20):
+            await add_document(session_factory, kb.id, f"Report {number}", f"Weekly report {number} of the team.")
+        await add_document(session_factory, kb.id, "Invoices", "Invoices are approved by the finance team.")
+        await _refresh_statistics(session_factory)
+
+        query = "Priyanka from Zanzibar asks who approves invoices for Globex"
+        found = (await KnowledgeSearch(session_factory).search([kb.id], query, 3)).hits
+
+        assert [hit.title for hit in found][:1] == ["Invoices"]
