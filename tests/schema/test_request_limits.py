@@ -12,12 +12,23 @@ from typing import Any
 
 import httpx
 import pytest
+from graphql import (
+    GraphQLList,
+    GraphQLObjectType,
+    get_named_type,
+    is_leaf_type,
+    is_non_null_type,
+    is_required_argument,
+    parse,
+)
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from app.config import Settings
 from app.main import create_app
 from app.principal import Role
+from schema.limits import operation_cost
+from schema.schema import build_schema
 from tests.conftest import GraphQLClient, Keys
 from tests.schema.tools.operations import create_tool, create_tool_errors
 
@@ -151,6 +162,38 @@ AGENT_ALIASES = " ".join(
 )
 
 
+#: The root connections an admin front end pages through.
+FULL_LISTINGS = ("tools", "agents", "skills", "knowledgeBases", "mcpServers", "spaces", "pipelines", "apiKeys")
+
+
+def _leaves(object_type: Any) -> list[str]:
+    return [
+        name
+        for name, field in object_type.fields.items()
+        if is_leaf_type(get_named_type(field.type)) and not any(is_required_argument(a) for a in field.args.values())
+    ]
+
+
+def full_listing(schema: Any, root: str) -> str:
+    """``{ root(first: 100) { edges { node { … } } } }`` with every leaf field of the node, every
+    leaf field of each object it links to (without required arguments), and the ids of the
+    lists of objects it links to — what a page of a catalog shows."""
+    node_type = get_named_type(schema.query_type.fields[root].type).fields["edges"].type
+    node_type = get_named_type(get_named_type(node_type).fields["node"].type)
+    selections = list(_leaves(node_type))
+    for name, field in node_type.fields.items():
+        target = get_named_type(field.type)
+        if is_leaf_type(target) or any(is_required_argument(a) for a in field.args.values()):
+            continue
+        if not isinstance(target, GraphQLObjectType) or "edges" in target.fields:
+            continue
+        is_list = isinstance(field.type.of_type if is_non_null_type(field.type) else field.type, GraphQLList)
+        leaves = ["id"] if is_list and "id" in target.fields else _leaves(target)
+        if leaves:
+            selections.append(f"{name} {{ {' '.join(leaves)} }}")
+    return f"{{ {root}(first: 100) {{ edges {{ node {{ {' '.join(selections)} }} }} }} }}"
+
+
 class TestQueryCost:
     async def test_a_costly_query_is_refused_before_it_runs_with_its_cost(
         self, gql: GraphQLClient, keys: Keys, count_queries: Any
@@ -161,8 +204,10 @@ class TestQueryCost:
 
         error = graphql_error(response)
         assert error["extensions"]["code"] == "QUERY_TOO_COSTLY"
-        # Per alias: agents 1 + 100 * (edges 1 + node (1 + id + name + runs (1 + 100 * (edges 1 + node 1 + id 1)))).
-        assert error["extensions"]["cost"] == 30 * (1 + 100 * (1 + 1 + 1 + 1 + (1 + 100 * 3))) == 915_030
+        # In fifths of a field (objects and lists 5, leaves 1), per alias: agents 5 + 100 * (edges 5
+        # + node (5 + id 1 + name 1 + runs (5 + 100 * (edges 5 + node 5 + id 1)))).
+        units = 30 * (5 + 100 * (5 + 5 + 1 + 1 + (5 + 100 * (5 + 5 + 1))))
+        assert error["extensions"]["cost"] == units // 5 == 670_230
         assert str(error["extensions"]["cost"]) in error["message"]
         assert not any("FROM agent" in statement for statement in count_queries.statements)
 
@@ -191,7 +236,8 @@ class TestQueryCost:
         aliases = await gql.raw("{ tools(first: 1) { edges { node { ...F39 } } } }\n" + aliased)
 
         assert graphql_error(costly)["extensions"]["code"] == "QUERY_TOO_COSTLY"
-        assert graphql_error(costly)["extensions"]["cost"] == 1 + 1 * (1 + 1 + 2**40)
+        # tools, edges and node are 5 units each; the 2**40 leaves one unit each; rounded up.
+        assert graphql_error(costly)["extensions"]["cost"] == -(-(3 * 5 + 2**40) // 5)
         assert graphql_error(aliases)["message"] == f"{2**39} aliases found. Allowed: 30"
 
     async def test_documents_sent_again_are_checked_again(self, gql: GraphQLClient) -> None:
@@ -204,6 +250,25 @@ class TestQueryCost:
             assert graphql_error(await gql.raw(costly))["extensions"]["code"] == "QUERY_TOO_COSTLY"
             assert "tokens" in graphql_error(await gql.raw(too_many_tokens))["message"]
             assert "noSuchField" in graphql_error(await gql.raw(invalid))["message"]
+
+    @pytest.mark.parametrize("root", FULL_LISTINGS)
+    def test_a_page_of_100_with_every_field_fits_under_the_default_limit(self, root: str) -> None:
+        """An admin front end lists a page of 100 with every field of each item and of the
+        objects it links to (issue #16's full listing); such a page must not be refused."""
+        schema = build_schema()._schema
+        document = parse(full_listing(schema, root))
+
+        cost = operation_cost(schema, document, None, {})
+
+        assert cost <= Settings().graphql_max_cost, f"{root}(first: 100) with every field costs {cost}"
+
+    async def test_a_full_page_of_tools_is_served(self, gql: GraphQLClient) -> None:
+        schema = build_schema()._schema
+
+        response = await gql.raw(full_listing(schema, "tools"))
+
+        assert "errors" not in response.json(), response.text
+        assert response.json()["data"]["tools"]["edges"]
 
     async def test_an_ordinary_page_is_served(self, gql: GraphQLClient) -> None:
         data = await gql.execute(
