@@ -622,8 +622,13 @@ def print_method(args: argparse.Namespace) -> None:
     )
     print(
         f"  subscribers: {', '.join(str(level) for level in args.levels)} per server (levels measured in turn, "
-        "each adding to the previous one's), all in this process (asyncio, websockets "
-        f"{version('websockets')}, compression={args.compression}), graphql-transport-ws, an ADMIN "
+        "each adding to the previous one's), all in this process ("
+        + (
+            "LeanConnection: RFC 6455 on a bare asyncio protocol, no compression"
+            if args.client == "lean"
+            else f"websockets {version('websockets')}, compression={args.compression}"
+        )
+        + "), graphql-transport-ws, an ADMIN "
         "key in connection_init, each subscribed to: " + SUBSCRIPTION
     )
     print(
@@ -635,7 +640,8 @@ def print_method(args: argparse.Namespace) -> None:
     print(
         "  latency:     receipt - finish. finish = the call's startedAt + latencyMs, as the server "
         "recorded them (the executor is done; the gateway then writes the tool_call row, logs, "
-        "publishes). receipt = time.time() when the subscriber's recv() returned. Both on this "
+        "publishes). receipt = time.time() when the message's bytes arrived (lean client) or its recv() "
+        "returned (websockets). Both on this "
         "host's wall clock. Includes: the row write, the bus, the subscription's filter and "
         "GraphQL execution and serialisation (once per shared stream), the WebSocket send, and this process's handling "
         "of the sockets before it (one client process reads all of them)"
