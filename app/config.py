@@ -14,7 +14,8 @@ from sqlalchemy.engine import make_url
 class Settings(BaseSettings):
     """Every knob of the service. Defaults give the embedded SQLite setup."""
 
-    model_config = SettingsConfigDict(env_prefix="QUIVER_", extra="ignore")
+    # An empty QUIVER_* variable counts as unset (its default applies).
+    model_config = SettingsConfigDict(env_prefix="QUIVER_", extra="ignore", env_ignore_empty=True)
 
     database_url: str = "sqlite+aiosqlite:///./quiver.db"
     admin_token: str | None = None

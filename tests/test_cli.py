@@ -166,6 +166,29 @@ class TestApiKeyCreate:
         assert key_lines(result.stdout + result.stderr) == []
 
 
+class TestSettings:
+    def test_a_setting_that_does_not_parse_is_named_without_a_traceback_or_its_value(self, tmp_path: Path) -> None:
+        result = run_quiver(tmp_path, "migrate", env={"QUIVER_GRAPHQL_MAX_COST": "s3cret-value"})
+
+        assert result.returncode == 2
+        assert "QUIVER_GRAPHQL_MAX_COST" in result.stderr
+        assert "Traceback" not in result.stderr + result.stdout
+        assert "s3cret-value" not in result.stderr + result.stdout
+
+    def test_a_database_url_that_does_not_parse_is_named(self, tmp_path: Path) -> None:
+        result = run_quiver(tmp_path, "migrate", env={"QUIVER_DATABASE_URL": "not a url:hunter2"})
+
+        assert result.returncode == 2
+        assert "QUIVER_DATABASE_URL" in result.stderr
+        assert "Traceback" not in result.stderr + result.stdout
+        assert "hunter2" not in result.stderr + result.stdout
+
+    def test_an_empty_setting_means_its_default(self, tmp_path: Path) -> None:
+        result = run_quiver(tmp_path, "migrate", env={"QUIVER_GRAPHQL_MAX_COST": "", "QUIVER_LOG_LEVEL": ""})
+
+        assert_succeeded(result)
+
+
 class TestExportSchema:
     def test_writes_the_sdl_of_the_code(self, tmp_path: Path) -> None:
         output = tmp_path / "exported" / "schema.graphql"

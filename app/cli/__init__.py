@@ -381,4 +381,24 @@ async def _mcp_sync(settings: Settings, server_id: str, drift_policy: str) -> No
 
 
 def main() -> None:
-    cli()
+    """The ``quiver`` command. A setting that does not parse is a clear message and exit code 2,
+    not a traceback (the value itself is not echoed: it may be a secret or hold a password)."""
+    from pydantic import ValidationError
+    from rich.console import Console
+    from rich.markup import escape
+    from sqlalchemy.exc import ArgumentError
+
+    problems: list[str] = []
+    try:
+        cli()
+    except ValidationError as error:
+        for item in error.errors():
+            name = "QUIVER_" + "_".join(str(part) for part in item["loc"]).upper()
+            problems.append(f"{name}: {item['msg']}")
+    except ArgumentError:
+        problems.append("QUIVER_DATABASE_URL: not a database URL (e.g. sqlite+aiosqlite:///./quiver.db)")
+    if problems:
+        error_console = Console(stderr=True)
+        for problem in problems:
+            error_console.print(f"[red]error:[/red] {escape(problem)}", highlight=False, soft_wrap=True)
+        raise SystemExit(2)
