@@ -70,6 +70,9 @@ class Settings(BaseSettings):
     # The same for what the agent runtime stores: a run's output and error, each trace stage's
     # details, conversation turns and agent-to-agent messages (cut with a marker and their size).
     run_log_max_bytes: int = 64 * 1024
+    # `quiver serve` on a loop that holds back a tenant past its share of it while another
+    # tenant is served (app/scheduling.py).
+    fair_loop: bool = True
     graphiql: bool = True
 
     log_level: str = "INFO"

@@ -73,6 +73,7 @@ from app.runtime.prompt import PromptBuilder, PromptSettings
 from app.runtime.service import AgentRuntime, RuntimeSettings
 from app.runtime.skill_source import RoutedSkillProvider
 from app.runtime.trace import Scrubber
+from app.scheduling import TENANT
 from app.spaces import repository as spaces_repository
 from app.spaces import service as spaces_service
 from schema.context import Context
@@ -230,6 +231,8 @@ class AuthMiddleware:
             await _unauthenticated("Invalid, expired or revoked API key.")(scope, receive, send)
             return
         scope[PRINCIPAL_SCOPE_KEY] = principal
+        # Whose request this is, for the loop's fair share (app/scheduling.py).
+        TENANT.set(principal.space_id or f"key:{principal.key_id}")
         await self.app(scope, receive, send)
 
 

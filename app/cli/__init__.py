@@ -79,6 +79,8 @@ def serve(
         # Larger WebSocket frames are refused by the server before they are buffered whole.
         "ws_max_size": settings.max_request_bytes,
     }
+    if settings.fair_loop:
+        options["loop"] = "app.scheduling:new_event_loop"
     banner = f"Quiver on http://{host}:{port}/graphql (GraphiQL in a browser), database {settings.database_url}"
     if workers == 1:
         from app.main import create_app
