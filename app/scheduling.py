@@ -12,7 +12,8 @@ tenant is never held back.
 What it cannot do: a single step is never cut (a 2 MiB body parsed by the C JSON parser runs
 to its end), and work outside any request (timers, the call-log writer) is not charged.
 
-``quiver serve`` runs on it unless ``QUIVER_FAIR_LOOP=false``.
+``quiver serve`` runs on it with ``QUIVER_FAIR_LOOP=true`` (off by default: measured, it did
+not help the quiet tenant consistently; see ``bench/README.md``).
 """
 
 from __future__ import annotations
