@@ -63,8 +63,10 @@ logger = logging.getLogger("quiver.mcp")
 T = TypeVar("T")
 
 CLIENT_INFO = types.Implementation(name="quiver", version="0.1.0")
-#: Transport setup + ``initialize`` + the priming ``tools/list``.
-CONNECT_TIMEOUT_S = 10.0
+#: Transport setup + ``initialize`` + the priming ``tools/list``. A STDIO server is a process
+#: starting (an ``npx``/``uvx`` one may fetch itself first; 10 s was too short for a Python
+#: server on a busy machine), so this is generous; a call's own deadline still bounds it.
+CONNECT_TIMEOUT_S = 30.0
 #: How long an idle server-to-client SSE stream may stay silent.
 SSE_READ_TIMEOUT_S = 300.0
 #: A hard bound around a request, beyond the SDK's own read timeout.
