@@ -394,10 +394,14 @@ def main() -> None:
     try:
         cli()
     except ValidationError as error:
+        if error.title != Settings.__name__:  # not a setting: a fault to report as one
+            raise
         for item in error.errors():
             name = "QUIVER_" + "_".join(str(part) for part in item["loc"]).upper()
             problems.append(f"{name}: {item['msg']}")
-    except ArgumentError:
+    except ArgumentError as error:
+        if "URL" not in str(error):  # only create_engine's "Could not parse SQLAlchemy URL …"
+            raise
         problems.append("QUIVER_DATABASE_URL: not a database URL (e.g. sqlite+aiosqlite:///./quiver.db)")
     if problems:
         error_console = Console(stderr=True)
