@@ -48,9 +48,9 @@ class Settings(BaseSettings):
     graphql_max_tokens: int = 5000
     # Most fields one operation may resolve, computed before it runs (schema/limits.py).
     # The heaviest query allowed is what another tenant waits behind (bench/noisy_neighbour.py);
-    # every console operation fits (tests/console/test_operation_costs.py; the heaviest, an
-    # agent with its last 50 runs, costs 4,905).
-    graphql_max_cost: int = 5_000
+    # a page of 100 tools or agents with every field fits (tests/schema/test_request_limits.py)
+    # and so does every console operation (tests/console/test_operation_costs.py).
+    graphql_max_cost: int = 7_500
     # A query (not a mutation: tools and models bound those) still running after this is answered QUERY_TIMEOUT.
     graphql_timeout_s: float = 15.0
     # Request bodies and WebSocket messages to /graphql, and how deeply their JSON may nest.

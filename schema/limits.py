@@ -1,10 +1,7 @@
 """What one GraphQL operation may cost, computed before it runs.
 
-The cost of an operation is the work it could do at most, counted in fields: every field
-counts for each time it can appear in the answer, an object or list field 1 and a leaf
-(scalar or enum) field ``LEAF_WEIGHT`` — a leaf is read off an object already loaded, so a
-page with every field of its items costs about what its objects cost, while a request for
-many objects still costs in proportion. The sum is rounded up. A field with a ``first`` (or
+The cost of an operation is the number of fields it could resolve at most: every field
+counts once for each time it can appear in the answer. A field with a ``first`` (or
 ``topK``) argument multiplies what it selects by that number (``null`` or absent: the
 argument's default, and never more than the 100 a page holds); a list field without one
 multiplies by ``LIST_FACTOR``, except the ``edges``/``nodes`` of a connection, already
@@ -54,11 +51,6 @@ from schema.pagination import MAX_FIRST
 
 #: How many items a list field without ``first`` is assumed to hold.
 LIST_FACTOR = 10
-#: Costs are summed in units of a fifth of a field: a leaf field is one unit, an object or
-#: list field ``UNITS_PER_FIELD``; the cost reported is the units divided by it, rounded up.
-UNITS_PER_FIELD = 5
-#: What a leaf field counts, as a fraction of an object or list field.
-LEAF_WEIGHT = 1 / UNITS_PER_FIELD
 PAGE_ARGUMENTS = ("first", "topK")
 CONNECTION_LISTS = ("edges", "nodes")
 #: Costs are capped here: beyond it, the exact figure tells a client nothing more.
@@ -92,7 +84,7 @@ class _Coster:
                 cost += self.selection_set(selection.selection_set, target or parent)
             elif isinstance(selection, FragmentSpreadNode):
                 cost += self.fragment(selection.name.value, parent)
-        return min(cost, MAX_REPORTED_COST * UNITS_PER_FIELD)
+        return min(cost, MAX_REPORTED_COST)
 
     def fragment(self, name: str, parent: Any) -> int:
         key = (name, getattr(parent, "name", ""))
@@ -106,13 +98,13 @@ class _Coster:
 
     def field(self, node: FieldNode, parent: Any) -> int:
         if node.selection_set is None:
-            return 1  # a leaf: one unit
+            return 1
         fields = getattr(parent, "fields", None) or {}
         definition = fields.get(node.name.value)
         if definition is None:  # introspection (__schema, __type): counted by its own selections
-            return UNITS_PER_FIELD + self.selection_set(node.selection_set, None)
+            return 1 + self.selection_set(node.selection_set, None)
         factor = self._factor(node, definition, parent)
-        return UNITS_PER_FIELD + factor * self.selection_set(node.selection_set, get_named_type(definition.type))
+        return 1 + factor * self.selection_set(node.selection_set, get_named_type(definition.type))
 
     def _factor(self, node: FieldNode, definition: Any, parent: Any) -> int:
         for name in PAGE_ARGUMENTS:
@@ -160,8 +152,7 @@ def operation_cost(
             continue
         if operation_name is None or (operation.name is not None and operation.name.value == operation_name):
             root = schema.get_root_type(operation.operation)
-            units = _Coster(schema, fragments, variables or {}).selection_set(operation.selection_set, root)
-            return -(-units // UNITS_PER_FIELD)
+            return _Coster(schema, fragments, variables or {}).selection_set(operation.selection_set, root)
     return 0
 
 
