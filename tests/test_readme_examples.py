@@ -45,11 +45,13 @@ class TestMatching:
         assert not matches('{"durationMs": 14.1, "chars": 259}', '{"durationMs": 3.5, "chars": 260}')
 
 
-class TestReadme:
-    @pytest.fixture(scope="class")
-    def printed(self, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-        return asyncio.run(produce(Path(tmp_path_factory.mktemp("readme"))))
+@pytest.fixture(scope="module")
+def printed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """What the code prints, produced once for the module's tests."""
+    return asyncio.run(produce(Path(tmp_path_factory.mktemp("readme"))))
 
+
+class TestReadme:
     @pytest.mark.parametrize("name", NAMES)
     def test_the_example_is_what_the_code_prints(self, name: str, printed: dict[str, str]) -> None:
         example = readme_example(name)
