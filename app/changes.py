@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 import time
@@ -153,19 +154,45 @@ class GenerationCache(Generic[K, V]):
         self.max_entries = max_entries
         self.feed = feed
         self._entries: dict[K, tuple[int, float, V]] = {}
+        # Loads in flight, by key, with the generation each started at.
+        self._loading: dict[K, tuple[int, asyncio.Future[V]]] = {}
 
     async def get_or_load(self, key: K, load: Callable[[], Awaitable[V]]) -> V:
+        """The entry, or one load of it shared by every caller that misses at the same
+        generation: when an entry expires under load, fifty concurrent requests make one
+        database read, not fifty. A caller that misses after a change starts a load of its own."""
         entry = self._entries.get(key)
         now = time.monotonic()
-        if entry is not None and entry[0] == self.feed.generation and entry[1] > now:
-            return entry[2]
-        # Read the generation first: a change committed while loading makes this entry stale at once.
         generation = self.feed.generation
+        if entry is not None and entry[0] == generation and entry[1] > now:
+            return entry[2]
+        loading = self._loading.get(key)
+        if loading is None or loading[0] != generation or loading[1].get_loop() is not asyncio.get_running_loop():
+            # Read the generation first: a change committed while loading makes this entry stale at once.
+            task = asyncio.ensure_future(self._load(key, generation, load))
+            loading = (generation, task)
+            self._loading[key] = loading
+            task.add_done_callback(functools.partial(self._loaded, key))
+        # A caller that is cancelled does not cancel the load the others wait for.
+        return await asyncio.shield(loading[1])
+
+    async def _load(self, key: K, generation: int, load: Callable[[], Awaitable[V]]) -> V:
+        started = time.monotonic()
         value = await load()
+        current = self._entries.get(key)
+        if current is not None and current[0] > generation:
+            return value  # a newer load finished first: its entry stays
         if len(self._entries) >= self.max_entries:
             self._entries.clear()
-        self._entries[key] = (generation, now + self.ttl_s, value)
+        self._entries[key] = (generation, started + self.ttl_s, value)
         return value
+
+    def _loaded(self, key: K, task: asyncio.Future[V]) -> None:
+        loading = self._loading.get(key)
+        if loading is not None and loading[1] is task:
+            del self._loading[key]
+        if not task.cancelled():
+            task.exception()  # retrieved: every waiter may have been cancelled
 
 
 class ChangeRelay:

@@ -7,6 +7,8 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 # Attributes every LogRecord has; anything else was passed with ``extra=`` and is logged.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "taskName"}
 
@@ -24,6 +26,15 @@ class JsonFormatter(logging.Formatter):
                 entry[key] = value
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
+        try:
+            line: bytes | None = orjson.dumps(entry, default=str, option=orjson.OPT_NON_STR_KEYS)
+        except TypeError:
+            line = None  # beyond 64-bit integers, and anything else orjson will not take
+        if line is not None and line.isascii():
+            # orjson: a third of the standard library's time for a call's line. Only ASCII
+            # lines are taken from it: it keeps other text as UTF-8 where json escapes it, and
+            # a stream whose encoding is not UTF-8 must still take every line.
+            return line.decode()
         return json.dumps(entry, default=str)
 
 

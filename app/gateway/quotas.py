@@ -9,6 +9,7 @@ with the same limit, and the shared count resumes when Redis answers again.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -56,6 +57,12 @@ class SweepingMemoryStorage(MemoryStorage):
         await sweep()
 
 
+@functools.lru_cache(maxsize=1024)
+def _parsed_limit(text: str) -> RateLimitItem:
+    """``limits.parse``, once per distinct limit (it runs a regular expression per call otherwise)."""
+    return parse(text)
+
+
 class QuotaGuard:
     def __init__(
         self, *, default_rate_limit: str, default_max_concurrency: int, redis: RedisLink | None = None
@@ -86,7 +93,7 @@ class QuotaGuard:
 
     @asynccontextmanager
     async def admit(self, space_id: str, tool: ToolDefinition) -> AsyncIterator[None]:
-        limit = parse(tool.rate_limit or self.default_rate_limit)
+        limit = _parsed_limit(tool.rate_limit or self.default_rate_limit)
         if not await self._hit(limit, space_id, tool.tool_id):
             raise ToolFailure(
                 RATE_LIMITED,

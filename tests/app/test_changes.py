@@ -126,6 +126,79 @@ class TestGenerationCache:
         await asyncio.sleep(0.06)
         assert await cache.get_or_load("k", load) == 2.0
 
+    async def test_callers_that_miss_together_share_one_load(self) -> None:
+        """An entry expiring under load: fifty concurrent requests, one database read."""
+        cache: GenerationCache[str, int] = GenerationCache(60.0, feed=ChangeFeed())
+        loads = 0
+        release = asyncio.Event()
+
+        async def load() -> int:
+            nonlocal loads
+            loads += 1
+            await release.wait()
+            return loads
+
+        waiters = [asyncio.create_task(cache.get_or_load("k", load)) for _ in range(50)]
+        await asyncio.sleep(0)
+        release.set()
+        assert await asyncio.gather(*waiters) == [1] * 50
+        assert loads == 1
+
+    async def test_a_caller_after_a_change_does_not_join_the_older_load(self) -> None:
+        feed = ChangeFeed()
+        cache: GenerationCache[str, str] = GenerationCache(60.0, feed=feed)
+        release = asyncio.Event()
+
+        async def load_old() -> str:
+            await release.wait()
+            return "old"
+
+        async def load_new() -> str:
+            return "new"
+
+        first = asyncio.create_task(cache.get_or_load("k", load_old))
+        await asyncio.sleep(0)
+        feed.bump()  # committed while the first load is in flight
+        assert await cache.get_or_load("k", load_new) == "new"
+        release.set()
+        assert await first == "old"
+        # The older load's result is stale: the next caller gets the newer one.
+        assert await cache.get_or_load("k", load_old) == "new"
+
+    async def test_a_cancelled_caller_leaves_the_load_to_the_others(self) -> None:
+        cache: GenerationCache[str, int] = GenerationCache(60.0, feed=ChangeFeed())
+        release = asyncio.Event()
+
+        async def load() -> int:
+            await release.wait()
+            return 7
+
+        first = asyncio.create_task(cache.get_or_load("k", load))
+        second = asyncio.create_task(cache.get_or_load("k", load))
+        await asyncio.sleep(0)
+        first.cancel()
+        release.set()
+        assert await second == 7
+        with pytest.raises(asyncio.CancelledError):
+            await first
+
+    async def test_a_failed_load_fails_its_waiters_and_is_not_kept(self) -> None:
+        cache: GenerationCache[str, int] = GenerationCache(60.0, feed=ChangeFeed())
+        attempts = 0
+
+        async def load() -> int:
+            nonlocal attempts
+            attempts += 1
+            await asyncio.sleep(0)
+            if attempts == 1:
+                raise ConnectionError("database away")
+            return 3
+
+        results = await asyncio.gather(*(cache.get_or_load("k", load) for _ in range(3)), return_exceptions=True)
+        assert all(isinstance(result, ConnectionError) for result in results)
+        assert await cache.get_or_load("k", load) == 3
+        assert attempts == 2
+
     async def test_size_is_bounded(self) -> None:
         cache: GenerationCache[int, int] = GenerationCache(60.0, max_entries=10, feed=ChangeFeed())
 

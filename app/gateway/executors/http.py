@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
-import json
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from app import jsoncodec
 from app.crypto import SecretBox
 from app.egress import EgressDeniedError, EgressPolicy
 from app.gateway.envelope import (
@@ -200,7 +200,7 @@ class HttpExecutor(CappedExecutor):
         text = payload.decode("utf-8", "replace")
         if "json" in content_type or text[:1] in ("{", "["):
             try:
-                return json.loads(text) if text else None
+                return jsoncodec.loads(text) if text else None
             except ValueError:
                 return text
         return text
