@@ -142,3 +142,49 @@ class TestIngestCommand:
 
         assert result.exit_code == 2
         assert "Knowledge base 'kb_doesnotexist' not found." in result.output
+
+
+class TestReembedCommand:
+    """``quiver kb reembed``: vectors of the configured model for chunks that lack them."""
+
+    def test_ingested_without_embeddings_then_reembedded_with_a_model(
+        self, kb_id: str, cli_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from tests.app.knowledge.support import ConceptEmbedder, running_embedding_server
+
+        (tmp_path / "pets.md").write_text("# Pets\n\nThe feline rested on the rug.", encoding="utf-8")
+        assert CliRunner().invoke(kb_cli, ["ingest", kb_id, str(tmp_path)]).exit_code == 0
+
+        with running_embedding_server() as server:
+            monkeypatch.setenv("QUIVER_EMBEDDINGS", "openai")
+            monkeypatch.setenv("QUIVER_EMBEDDINGS_BASE_URL", server.base_url)
+            monkeypatch.setenv("QUIVER_EMBEDDINGS_MODEL", "concepts")
+            result = CliRunner().invoke(kb_cli, ["reembed", kb_id])
+            again = CliRunner().invoke(kb_cli, ["reembed", kb_id])
+            every = CliRunner().invoke(kb_cli, ["reembed", "--all"])  # other tests' knowledge bases too
+
+        assert result.exit_code == 0, result.output
+        assert "Embedding with openai:concepts" in result.output and "chunks embedded: 1" in result.output
+        assert again.exit_code == 0 and "chunks embedded: 0" in again.output
+        assert every.exit_code == 0 and "every knowledge base" in every.output
+
+        async def find(session_factory: Any) -> list[tuple[str, int | None]]:
+            search = KnowledgeSearch(session_factory, ConceptEmbedder("openai:concepts"))
+            outcome = await search.search([kb_id], "cat sleeping on a mat", 5)  # no word in common
+            return [(hit.title, hit.vector_rank) for hit in outcome.hits]
+
+        assert run_async(cli_env, find) == [("Pets", 1)]
+
+    def test_refuses_without_a_model_or_a_scope_and_names_unknown_knowledge_bases(
+        self, kb_id: str, cli_env: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        without_model = CliRunner().invoke(kb_cli, ["reembed", kb_id])
+        assert without_model.exit_code == 2 and "QUIVER_EMBEDDINGS is none" in without_model.output
+
+        monkeypatch.setenv("QUIVER_EMBEDDINGS", "openai")
+        monkeypatch.setenv("QUIVER_EMBEDDINGS_BASE_URL", "http://127.0.0.1:9/v1")
+        for arguments in (["reembed"], ["reembed", kb_id, "--all"]):
+            result = CliRunner().invoke(kb_cli, arguments)
+            assert result.exit_code == 2 and "name knowledge bases (KB_ID...) or pass --all" in result.output
+        unknown = CliRunner().invoke(kb_cli, ["reembed", kb_id, "kb_doesnotexist"])
+        assert unknown.exit_code == 2 and "Knowledge base 'kb_doesnotexist' not found." in unknown.output

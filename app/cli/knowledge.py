@@ -21,12 +21,12 @@ from rich.table import Table
 from app.config import Settings
 from app.errors import DomainError
 
-kb_cli = typer.Typer(help="Knowledge bases: ingest documents.", no_args_is_help=True)
+kb_cli = typer.Typer(help="Knowledge bases: ingest documents, re-embed them.", no_args_is_help=True)
 
 
 @kb_cli.callback()
 def knowledge_bases() -> None:
-    """Knowledge bases: ingest documents (a group of its own, also when used standalone)."""
+    """Knowledge bases: ingest documents, re-embed them (a group of its own, also when used standalone)."""
 
 
 @dataclass
@@ -153,6 +153,75 @@ def _print_summary(console: Console, summary: IngestSummary) -> None:
         for path, reason in summary.skipped:
             skipped.add_row(path, reason)
         console.print(skipped)
+
+
+@kb_cli.command("reembed")
+def reembed(
+    knowledge_base_ids: list[str] = typer.Argument(None, metavar="[KB_ID]...", help="Knowledge bases (kb_…)."),
+    every: bool = typer.Option(False, "--all", help="Every knowledge base of every space."),
+) -> None:
+    """Embed the chunks that have no vector of the configured model (QUIVER_EMBEDDINGS).
+
+    Run it after changing QUIVER_EMBEDDINGS or its model: searches ignore vectors of another
+    model, so until then those chunks are found by their words only. Safe to interrupt and run
+    again; chunks that already have a vector of the model are left alone.
+    """
+    if every == bool(knowledge_base_ids):
+        Console().print("[red]error:[/red] name knowledge bases (KB_ID...) or pass --all, not both")
+        raise typer.Exit(code=2)
+    asyncio.run(_reembed(None if every else list(dict.fromkeys(knowledge_base_ids)), Console()))
+
+
+async def _reembed(kb_ids: list[str] | None, console: Console) -> None:
+    from app.db import create_engine, create_session_factory
+    from app.knowledge import service
+    from app.knowledge.embeddings import EmbeddingError, create_embedding_provider
+    from app.knowledge.ingest import ReembedProgress, reembed
+    from app.migrate import upgrade_async
+    from app.principal import SYSTEM_PRINCIPAL
+
+    settings = Settings()
+    embedder = create_embedding_provider(settings)
+    if embedder is None:
+        console.print("[red]error:[/red] QUIVER_EMBEDDINGS is none: there is no model to embed with")
+        raise typer.Exit(code=2)
+    await upgrade_async(settings.database_url)
+    engine = create_engine(settings.database_url)
+    session_factory = create_session_factory(engine)
+    try:
+        for number, kb_id in enumerate(kb_ids or []):
+            async with session_factory() as session:
+                try:
+                    await service.writable_knowledge_base(session, SYSTEM_PRINCIPAL, kb_id, ["KB_ID", str(number)])
+                except DomainError as error:
+                    console.print(f"[red]error:[/red] {error.message}")
+                    raise typer.Exit(code=2) from None
+        scope = "every knowledge base" if kb_ids is None else ", ".join(kb_ids)
+        console.print(f"Embedding with {embedder.model_name}: {scope}")
+        with Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        ) as progress:
+            task = progress.add_task("chunks", total=None)
+
+            def report(state: ReembedProgress) -> None:
+                progress.update(task, total=max(state.pending, state.done), completed=state.done)
+
+            try:
+                done = await reembed(session_factory, embedder, kb_ids, on_progress=report)
+            except EmbeddingError as error:
+                console.print(f"[red]error:[/red] {error}")
+                raise typer.Exit(code=1) from None
+        console.print(f"chunks embedded: {done.done}")
+    finally:
+        close = getattr(embedder, "close", None)
+        if close is not None:
+            await close()
+        await engine.dispose()
 
 
 if __name__ == "__main__":

@@ -9,14 +9,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
 from app.errors import DomainError
-from app.knowledge import service
+from app.knowledge import repository, service
 from app.knowledge.chunking import ChunkDraft, ChunkingOptions, Section, chunk_markdown, chunk_plain, chunk_sections
 from app.knowledge.embeddings import EmbeddingError, EmbeddingProvider, passage_texts, to_bytes
 from app.knowledge.service import DocumentInput, PreparedDocument, StoredDocument
@@ -205,6 +205,73 @@ async def _aiter(items: Iterable[ToPrepare] | AsyncIterable[ToPrepare]) -> Async
     else:
         for item in items:
             yield item
+
+
+#: How many chunks ``reembed`` embeds per round (one embedding call, one write transaction).
+REEMBED_BATCH = 512
+
+
+@dataclass
+class ReembedProgress:
+    #: Chunks that needed a vector of the model when the run started.
+    pending: int
+    done: int = 0
+
+
+async def reembed(
+    session_factory: async_sessionmaker[AsyncSession],
+    embedder: EmbeddingProvider,
+    kb_ids: Sequence[str] | None = None,
+    *,
+    batch: int = REEMBED_BATCH,
+    on_progress: Callable[[ReembedProgress], None] | None = None,
+) -> ReembedProgress:
+    """Give every chunk of ``kb_ids`` (None: every knowledge base) a vector of ``embedder``'s
+    model: after ``QUIVER_EMBEDDINGS`` (or its model) changes, the stored vectors are of the
+    old model and searches ignore them (vectors of different models are never compared), so
+    search is lexical only for those chunks until this runs (``quiver kb reembed``).
+
+    The chunks are read back from the database (title, headings, text: the same passage
+    ingest embedded), in id order, ``batch`` at a time; the next batch is embedded while the
+    previous one is written. Each batch is committed with the knowledge bases' content
+    version bumped (every replica then reloads its vectors), so an interrupted run keeps its
+    work and running it again continues where it stopped. Raises EmbeddingError.
+    """
+    model = embedder.model_name
+    async with session_factory() as session:
+        progress = ReembedProgress(await repository.count_chunks_without_vector(session, model, kb_ids))
+
+    async def read(after_id: int) -> list[repository.ChunkToEmbed]:
+        async with session_factory() as session:
+            return await repository.chunks_without_vector(session, model, kb_ids, after_id, max(1, batch))
+
+    async def embed(chunks: list[repository.ChunkToEmbed]) -> list[bytes]:
+        passages = [contextual_text(chunk.title, chunk.heading_path, chunk.text) for chunk in chunks]
+        return [to_bytes(row) for row in await embedder.embed(passage_texts(embedder, passages))]
+
+    chunks = await read(0)
+    pending = asyncio.ensure_future(embed(chunks)) if chunks else None
+    try:
+        while chunks and pending is not None:
+            vectors = await pending
+            following = await read(chunks[-1].id)
+            pending = asyncio.ensure_future(embed(following)) if following else None
+            async with session_factory() as session, session.begin():
+                await repository.set_vectors(
+                    session, model, [(chunk.id, vector) for chunk, vector in zip(chunks, vectors, strict=True)]
+                )
+                for kb_id in sorted({chunk.knowledge_base_id for chunk in chunks}):
+                    await repository.bump_content_version(session, kb_id)
+            progress.done += len(chunks)
+            if on_progress is not None:
+                on_progress(progress)
+            chunks = following
+    finally:
+        if pending is not None and not pending.done():
+            pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError, EmbeddingError):
+                await pending
+    return progress
 
 
 async def add_document(

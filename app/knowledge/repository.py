@@ -372,6 +372,57 @@ async def stored_vectors(session: AsyncSession, kb_id: str, model: str) -> list[
     return [(int(chunk_id), bytes(blob)) for chunk_id, blob in rows if blob is not None]
 
 
+@dataclass(frozen=True)
+class ChunkToEmbed:
+    id: int
+    knowledge_base_id: str
+    title: str
+    heading_path: list[str]
+    text: str
+
+
+def _without_vector_of(model: str, kb_ids: Sequence[str] | None) -> list[Any]:
+    conditions: list[Any] = [Chunk.embedding.is_(None) | Chunk.embedding_model.is_distinct_from(model)]
+    if kb_ids is not None:
+        conditions.append(Chunk.knowledge_base_id.in_(list(kb_ids)))
+    return conditions
+
+
+async def chunks_without_vector(
+    session: AsyncSession, model: str, kb_ids: Sequence[str] | None, after_id: int, limit: int
+) -> list[ChunkToEmbed]:
+    """The next ``limit`` chunks (by id, after ``after_id``) with no vector of ``model``: never
+    embedded, or embedded by another model. ``kb_ids`` None: every knowledge base."""
+    statement = (
+        select(Chunk.id, Chunk.knowledge_base_id, Document.title, Chunk.heading_path, Chunk.text)
+        .join(Document, Document.id == Chunk.document_id)
+        .where(Chunk.id > after_id, *_without_vector_of(model, kb_ids))
+        .order_by(Chunk.id)
+        .limit(limit)
+    )
+    return [
+        ChunkToEmbed(int(chunk_id), kb_id, title, list(heading_path or []), body)
+        for chunk_id, kb_id, title, heading_path, body in (await session.execute(statement)).all()
+    ]
+
+
+async def count_chunks_without_vector(session: AsyncSession, model: str, kb_ids: Sequence[str] | None) -> int:
+    statement = select(func.count()).select_from(Chunk).where(*_without_vector_of(model, kb_ids))
+    return int(await session.scalar(statement) or 0)
+
+
+async def set_vectors(session: AsyncSession, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
+    """Store ``(chunk id, vector)`` pairs as vectors of ``model`` (a chunk deleted since is skipped)."""
+    if not vectors:
+        return
+    statement = (
+        update(Chunk.__table__)  # type: ignore[arg-type]
+        .where(Chunk.__table__.c.id == bindparam("chunk_id"))
+        .values(embedding=bindparam("vector"), embedding_model=model)
+    )
+    await session.execute(statement, [{"chunk_id": chunk_id, "vector": vector} for chunk_id, vector in vectors])
+
+
 async def chunks_with_documents(session: AsyncSession, chunk_ids: Sequence[int]) -> dict[int, tuple[Chunk, Document]]:
     if not chunk_ids:
         return {}

@@ -214,6 +214,17 @@ class KnowledgeSearch:
                 matrix = np.zeros((0, 0), dtype=np.float32)
             index = _VectorIndex(version, ids, matrix)
             self._vectors[key] = index
+            missing = await repository.count_chunks_without_vector(session, model, [kb_id])
+            if missing:
+                # Ingested without embeddings or with another model (QUIVER_EMBEDDINGS changed).
+                logger.warning(
+                    "knowledge base %s: %d chunk(s) have no vector of %s and are found by words only; "
+                    "run `quiver kb reembed %s`",
+                    kb_id,
+                    missing,
+                    model,
+                    kb_id,
+                )
             return index
 
     async def _hydrate(self, fused: list[tuple[int, float, int | None, int | None]], top_k: int) -> list[SearchHit]:

@@ -249,3 +249,60 @@ class TestRules:
 
         with pytest.raises(DomainError, match="not found"):
             await add_document(session_factory, kb.id, "Doc", "Text.")
+
+
+class TestReembed:
+    """After the embedding model changes, ``reembed`` gives the stored chunks vectors of the new one."""
+
+    async def test_chunks_of_another_model_or_none_get_vectors_of_the_new_one(
+        self, session_factory: SessionFactory, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        from app.knowledge.ingest import contextual_text, reembed
+
+        space = await make_space(session_factory, "alpha")
+        kb = await make_kb(session_factory, space.id)
+        old = await add_document(
+            session_factory, kb.id, "Pets", "The feline rested on the rug.", using=ingestor(ConceptEmbedder("test:old"))
+        )
+        await add_document(session_factory, kb.id, "Garage", "A mechanic can mend your automobile.")  # no vectors
+        new_model = ConceptEmbedder("test:new")
+        search = KnowledgeSearch(session_factory, new_model)
+
+        # Before: the old vectors are ignored, and the log says what to run.
+        with caplog.at_level("WARNING", logger="quiver.knowledge"):
+            assert [hit.title for hit in (await search.search([kb.id], "cat sleeping on a mat", 5)).hits] == []
+        assert "2 chunk(s) have no vector of test:new" in caplog.text and f"quiver kb reembed {kb.id}" in caplog.text
+
+        progress = await reembed(session_factory, new_model, [kb.id], batch=1)
+
+        assert (progress.pending, progress.done) == (2, 2)
+        # The same search object sees the new vectors (the content version moved).
+        outcome = await search.search([kb.id], "cat sleeping on a mat", 5)
+        assert [hit.title for hit in outcome.hits] == ["Pets"] and outcome.hits[0].vector_rank == 1
+        assert [hit.title for hit in (await search.search([kb.id], "car repair", 5)).hits] == ["Garage"]
+        # The vector is the one ingest would have made of the passage (title and headings in front).
+        (chunk,) = await chunk_rows(session_factory, old.document.id)
+        expected = (await new_model.embed([contextual_text("Pets", [], "The feline rested on the rug.")]))[0]
+        assert chunk.embedding_model == "test:new"
+        assert chunk.embedding == expected.astype("<f4").tobytes()
+        # Nothing left to do the second time.
+        again = await reembed(session_factory, new_model, [kb.id])
+        assert (again.pending, again.done) == (0, 0)
+
+    async def test_only_the_named_knowledge_bases_are_touched(self, session_factory: SessionFactory) -> None:
+        from app.knowledge.ingest import reembed
+
+        space = await make_space(session_factory, "alpha")
+        mine = await make_kb(session_factory, space.id, "mine")
+        other = await make_kb(session_factory, space.id, "other")
+        await add_document(session_factory, mine.id, "A", "Parking is free on weekends.")
+        kept = await add_document(session_factory, other.id, "B", "Lunch is at noon.")
+
+        await reembed(session_factory, ConceptEmbedder("test:new"), [mine.id])
+
+        (chunk,) = await chunk_rows(session_factory, kept.document.id)
+        assert chunk.embedding is None and chunk.embedding_model is None
+        everything = await reembed(session_factory, ConceptEmbedder("test:new"), None)
+        assert everything.done == 1
+        (chunk,) = await chunk_rows(session_factory, kept.document.id)
+        assert chunk.embedding_model == "test:new"
