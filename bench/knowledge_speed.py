@@ -53,7 +53,7 @@ from app.knowledge.embeddings import (
     normalise_rows,
     to_bytes,
 )
-from app.knowledge.ingest import Ingestor, ToPrepare, ingest_many
+from app.knowledge.ingest import Ingestor, ToPrepare, ingest_many, reembed
 from app.knowledge.search import HYBRID, LEXICAL, KnowledgeSearch
 from app.migrate import upgrade_async
 from app.principal import SYSTEM_PRINCIPAL
@@ -261,6 +261,14 @@ async def measure_model_ingest(count: int) -> str:
                         assert not isinstance(stored, DomainError), stored
                         written[way] += stored.document.chunk_count
                 spent[way] += time.perf_counter() - started
+            # A model change: every stored vector labelled as another model's, then ``reembed``
+            # (what ``quiver kb reembed`` runs) gives them vectors of this one again.
+            async with session_factory() as session, session.begin():
+                await session.execute(text("UPDATE chunk SET embedding_model = 'bench:previous-model'"))
+            started = time.perf_counter()
+            reembedded = await reembed(session_factory, model, [kb.id])
+            spent["reembed"] = time.perf_counter() - started
+            written["reembed"] = reembedded.done
         finally:
             await engine.dispose()
     return (
