@@ -1,18 +1,41 @@
-"""The model client: the openai SDK against any OpenAI-compatible endpoint."""
+"""The model client: chat completions against any OpenAI-compatible endpoint.
+
+A lean client of its own on httpx rather than the openai SDK: the SDK walks every
+message of every request through its TypedDict transform and builds pydantic models of
+every reply, which cost the runtime about as much CPU per model call as the rest of a
+step (bench/agent_overhead.py, bench/README.md). The wire format is the SDK's: the same
+JSON body (``model``, ``messages``, ``tools`` when there are any, ``stream`` and
+``stream_options`` when streaming), ``Authorization: Bearer``, the same timeout (each of
+connect, write, read and pool), redirects followed, no retries of its own.
+
+Errors, as before: a time-out is ``MODEL_TIMEOUT``; an HTTP error status is
+``MODEL_ERROR`` (its body in the detail), retryable for 5xx and 429; an unreachable
+endpoint is ``MODEL_ERROR``; a reply that is not JSON, has no choices, no message, or
+neither content nor tool calls is ``MODEL_BAD_RESPONSE``. The platform retries a
+retryable failure once. Usage comes from the reply's ``usage`` (the last streamed chunk
+carrying it when streaming).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import openai
-from openai import AsyncOpenAI
+import httpx
+
+from app import jsoncodec
 
 MODEL_TIMEOUT = "MODEL_TIMEOUT"
 MODEL_ERROR = "MODEL_ERROR"
 MODEL_BAD_RESPONSE = "MODEL_BAD_RESPONSE"
+
+#: The openai SDK's connection limits, kept.
+CONNECTION_LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100)
+#: What an error's detail keeps of the endpoint's answer.
+DETAIL_CHARS = 500
 
 
 @dataclass
@@ -47,12 +70,30 @@ DeltaCallback = Callable[[str], Awaitable[None]]
 
 
 class ModelClient:
-    def __init__(self, *, base_url: str, api_key: str | None, timeout_s: float) -> None:
-        # The platform retries itself (once), so the SDK's own retries are off.
-        self._client = AsyncOpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_s, max_retries=0)
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str | None,
+        timeout_s: float,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._client = httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout_s),
+            limits=CONNECTION_LIMITS,
+            follow_redirects=True,
+            transport=transport,
+            headers={
+                "Authorization": f"Bearer {api_key or 'not-needed'}",
+                "Accept": "application/json",
+                "Content-Type": "application/json",
+                "User-Agent": "quiver-runtime",
+            },
+        )
 
     async def close(self) -> None:
-        await self._client.close()
+        await self._client.aclose()
 
     async def complete(
         self,
@@ -63,71 +104,105 @@ class ModelClient:
         on_delta: DeltaCallback | None = None,
     ) -> ModelReply:
         """One chat completion, retried once when the failure is transient."""
+        body: dict[str, Any] = {"model": model, "messages": messages}
+        if tools:
+            body["tools"] = tools
+        if on_delta is not None:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        # Encoded once for both attempts (orjson; the standard library for what it refuses).
+        content = jsoncodec.dumps_bytes(body)
         try:
-            return await self._complete_once(model, messages, tools, on_delta)
+            return await self._complete_once(content, on_delta)
         except ModelError as error:
             if not error.retryable:
                 raise
-        return await self._complete_once(model, messages, tools, on_delta)
+        return await self._complete_once(content, on_delta)
 
-    async def _complete_once(
-        self,
-        model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        on_delta: DeltaCallback | None,
-    ) -> ModelReply:
-        arguments: dict[str, Any] = {"model": model, "messages": messages}
-        if tools:
-            arguments["tools"] = tools
+    async def _complete_once(self, content: bytes, on_delta: DeltaCallback | None) -> ModelReply:
         try:
             if on_delta is not None:
-                return await self._stream(arguments, on_delta)
-            response = await self._client.chat.completions.create(**arguments)
-        except openai.APITimeoutError:
+                return await self._stream(content, on_delta)
+            response = await self._client.post(self._url, content=content)
+            if response.status_code >= 400:
+                raise _status_error(response.status_code, response.text)
+            try:
+                data = jsoncodec.loads(response.content)
+            except ValueError as error:
+                raise ModelError(
+                    MODEL_BAD_RESPONSE, "The model sent a malformed reply.", str(error)[:DETAIL_CHARS], retryable=True
+                ) from None
+        except httpx.TimeoutException:
             raise ModelError(MODEL_TIMEOUT, "The model did not answer in time.", retryable=True) from None
-        except openai.APIStatusError as error:
+        except httpx.RequestError as error:
+            # Unreachable, refused, reset, too many redirects: the SDK's APIConnectionError.
             raise ModelError(
-                MODEL_ERROR,
-                f"The model endpoint answered with an error (HTTP {error.status_code}).",
-                _detail(error),
-                retryable=error.status_code >= 500 or error.status_code == 429,
+                MODEL_ERROR, "The model endpoint could not be reached.", _transport_detail(error), retryable=True
             ) from None
-        except openai.APIConnectionError as error:
-            raise ModelError(
-                MODEL_ERROR, "The model endpoint could not be reached.", str(error), retryable=True
-            ) from None
-        except (openai.APIResponseValidationError, ValueError, TypeError, KeyError) as error:
-            raise ModelError(
-                MODEL_BAD_RESPONSE, "The model sent a malformed reply.", str(error), retryable=True
-            ) from None
-        return _parse(response)
+        return _parse(data)
 
-    async def _stream(self, arguments: dict[str, Any], on_delta: DeltaCallback) -> ModelReply:
-        stream = await self._client.chat.completions.create(
-            **arguments, stream=True, stream_options={"include_usage": True}
-        )
-        content: list[str] = []
+    async def _stream(self, content: bytes, on_delta: DeltaCallback) -> ModelReply:
+        text: list[str] = []
         calls: dict[int, dict[str, Any]] = {}
         reply = ModelReply(content=None)
-        async for chunk in stream:
-            if chunk.usage is not None:
-                reply.prompt_tokens = chunk.usage.prompt_tokens or 0
-                reply.completion_tokens = chunk.usage.completion_tokens or 0
-            if not chunk.choices:
-                continue
-            delta = chunk.choices[0].delta
-            if delta.content:
-                content.append(delta.content)
-                await on_delta(delta.content)
-            for call in delta.tool_calls or []:
-                slot = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
-                if call.id:
-                    slot["id"] = call.id
-                if call.function is not None:
-                    slot["name"] += call.function.name or ""
-                    slot["arguments"] += call.function.arguments or ""
-        reply.content = "".join(content) or None
+        async with self._client.stream("POST", self._url, content=content) as response:
+            if response.status_code >= 400:
+                await response.aread()
+                raise _status_error(response.status_code, response.text)
+            async for line in response.aiter_lines():
+                if not line.startswith("data:"):
+                    continue  # comments, event names, ids, blank separators
+                payload = line[5:].strip()
+                if not payload:
+                    continue
+                if payload.startswith("[DONE]"):
+                    break
+                try:
+                    chunk = jsoncodec.loads(payload)
+                except ValueError as error:
+                    raise ModelError(
+                        MODEL_BAD_RESPONSE,
+                        "The model sent a malformed reply.",
+                        str(error)[:DETAIL_CHARS],
+                        retryable=True,
+                    ) from None
+                if not isinstance(chunk, dict):
+                    raise ModelError(MODEL_BAD_RESPONSE, "The model sent a malformed reply.", retryable=True)
+                if chunk.get("error"):
+                    # An error event in the middle of the stream: deltas went out already, not retried.
+                    raise ModelError(
+                        MODEL_ERROR,
+                        "The model endpoint reported an error while streaming.",
+                        _json_detail(chunk["error"]),
+                        retryable=False,
+                    )
+                usage = chunk.get("usage")
+                if isinstance(usage, dict):
+                    reply.prompt_tokens, reply.completion_tokens = _usage(usage)
+                choices = chunk.get("choices")
+                if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+                    continue
+                delta = choices[0].get("delta")
+                if not isinstance(delta, dict):
+                    continue
+                piece = delta.get("content")
+                if isinstance(piece, str) and piece:
+                    text.append(piece)
+                    await on_delta(piece)
+                for call in delta.get("tool_calls") or []:
+                    if not isinstance(call, dict):
+                        continue
+                    index = call.get("index")
+                    slot = calls.setdefault(
+                        index if isinstance(index, int) else len(calls), {"id": "", "name": "", "arguments": ""}
+                    )
+                    if isinstance(call.get("id"), str) and call["id"]:
+                        slot["id"] = call["id"]
+                    function = call.get("function")
+                    if isinstance(function, dict):
+                        slot["name"] += _text(function.get("name"))
+                        slot["arguments"] += _arguments(function.get("arguments"))
+        reply.content = "".join(text) or None
         reply.tool_calls = [
             ToolCallRequest(call_id=slot["id"] or f"call_{index}", name=slot["name"], arguments=slot["arguments"])
             for index, slot in sorted(calls.items())
@@ -137,31 +212,88 @@ class ModelClient:
         return reply
 
 
-def _detail(error: openai.APIStatusError) -> str:
+def _status_error(status: int, text: str) -> ModelError:
+    """An HTTP error status; the detail holds the endpoint's ``error`` object (or its body)."""
+    body: Any = text.strip()
+    with contextlib.suppress(ValueError):
+        body = json.loads(body)
+    if isinstance(body, dict) and "error" in body:
+        body = body["error"]
+    return ModelError(
+        MODEL_ERROR,
+        f"The model endpoint answered with an error (HTTP {status}).",
+        f"HTTP {status}: {_json_detail(body)}",
+        retryable=status >= 500 or status == 429,
+    )
+
+
+def _json_detail(value: Any) -> str:
     try:
-        body = json.dumps(error.body)[:500]
+        return json.dumps(value, ensure_ascii=False)[:DETAIL_CHARS]
     except (TypeError, ValueError):
-        body = str(error.body)[:500]
-    return f"HTTP {error.status_code}: {body}"
+        return str(value)[:DETAIL_CHARS]
 
 
-def _parse(response: Any) -> ModelReply:
-    if not getattr(response, "choices", None):
+def _transport_detail(error: httpx.RequestError) -> str:
+    return (str(error) or type(error).__name__)[:DETAIL_CHARS]
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _arguments(value: Any) -> str:
+    """Arguments as JSON text; an endpoint that sends them as an object gets them encoded."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _usage(usage: dict[str, Any]) -> tuple[int, int]:
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    return (
+        prompt if isinstance(prompt, int) and not isinstance(prompt, bool) else 0,
+        completion if isinstance(completion, int) and not isinstance(completion, bool) else 0,
+    )
+
+
+def _parse(data: Any) -> ModelReply:
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not choices or not isinstance(choices, list):
         raise ModelError(MODEL_BAD_RESPONSE, "The model sent a reply without choices.", retryable=True)
-    message = response.choices[0].message
-    if message is None:
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
         raise ModelError(MODEL_BAD_RESPONSE, "The model sent a reply without a message.", retryable=True)
-    calls = [
-        ToolCallRequest(call_id=call.id, name=call.function.name, arguments=call.function.arguments or "")
-        for call in (message.tool_calls or [])
-        if getattr(call, "function", None) is not None
-    ]
-    if message.content is None and not calls:
+    content = message.get("content")
+    if content is not None and not isinstance(content, str):
+        raise ModelError(
+            MODEL_BAD_RESPONSE,
+            "The model sent a reply whose content is not text.",
+            type(content).__name__,
+            retryable=True,
+        )
+    calls: list[ToolCallRequest] = []
+    raw_calls = message.get("tool_calls") or []
+    if not isinstance(raw_calls, list):
+        raise ModelError(MODEL_BAD_RESPONSE, "The model sent malformed tool calls.", retryable=True)
+    for call in raw_calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            continue
+        calls.append(
+            ToolCallRequest(
+                call_id=_text(call.get("id")),
+                name=_text(function.get("name")),
+                arguments=_arguments(function.get("arguments")),
+            )
+        )
+    if content is None and not calls:
         raise ModelError(MODEL_BAD_RESPONSE, "The model sent an empty reply.", retryable=True)
-    usage = getattr(response, "usage", None)
+    usage = data.get("usage")
+    prompt_tokens, completion_tokens = _usage(usage) if isinstance(usage, dict) else (0, 0)
     return ModelReply(
-        content=message.content,
-        tool_calls=calls,
-        prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
-        completion_tokens=(usage.completion_tokens or 0) if usage else 0,
+        content=content, tool_calls=calls, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
     )
