@@ -448,6 +448,7 @@ def build_services(settings: Settings) -> Services:
             skill_max_chars=settings.skill_prompt_max_chars,
             knowledge_budget_chars=settings.knowledge_context_chars,
         ),
+        catalog_ttl_s=settings.catalog_cache_ttl_s,
     )
     runtime = AgentRuntime(
         session_factory=session_factory,
@@ -464,6 +465,7 @@ def build_services(settings: Settings) -> Services:
             approval_timeout_s=settings.approval_timeout_s,
             trace_retention_days=settings.trace_retention_days,
             row_max_bytes=settings.run_log_max_bytes,
+            catalog_ttl_s=settings.catalog_cache_ttl_s,
         ),
         # No platform secret may appear in a trace, wherever a model or a tool echoes it.
         scrubber=Scrubber(

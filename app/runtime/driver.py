@@ -34,7 +34,7 @@ from app.ids import new_id
 from app.runtime import repository, trace
 from app.runtime.checkpoint import Checkpoint, PlannedCall
 from app.runtime.model import ModelClient, ModelError, ModelReply, ToolCallRequest
-from app.runtime.models import AgentRun, AgentSessionMessage, ToolCallApproval
+from app.runtime.models import AgentRun, ToolCallApproval
 from app.skills.usage import record_injection
 from app.tools.models import ToolDefinition
 from app.tools.service import APPROVAL_POLICIES
@@ -155,6 +155,10 @@ class RunDriver:
         self.stages: list[trace.Stage] = []
         #: A store of the state still under way (see _store_in_background).
         self._pending_store: asyncio.Future[None] | None = None
+        #: The trace's scrubbed copy of each message sent so far (a conversation only grows).
+        self._scrubbed = trace.ScrubbedMessages()
+        #: Set once ``finish`` committed: the run as stored (the caller needs no read back).
+        self.finished = False
 
     @property
     def session_factory(self) -> async_sessionmaker[AsyncSession]:
@@ -227,6 +231,8 @@ class RunDriver:
             force_channel=checkpoint.force_channel,
         )
         messages: list[dict[str, Any]] = [{"role": "system", "content": prompt.system_prompt}]
+        # One transaction: the conversation so far, the notifications (delivered only if this
+        # run's first checkpoint holds them) and that checkpoint.
         async with self.session_factory() as session, session.begin():
             if run.session_id:
                 for turn in await repository.last_turns(
@@ -243,20 +249,21 @@ class RunDriver:
                     }
                 )
                 await repository.mark_delivered(session, [note.id for note in notifications], utcnow())
-        messages.append({"role": "user", "content": run.input})
-        checkpoint.messages = messages
-        checkpoint.functions = prompt.functions
-        self.stages.extend(prompt.stages)
-        async with self.session_factory() as session, session.begin():
-            stored = await repository.lock_owned_run(session, run.id, self.runtime.replica_id)
-            if stored is None:
+            messages.append({"role": "user", "content": run.input})
+            checkpoint.messages = messages
+            checkpoint.functions = prompt.functions
+            self.stages.extend(prompt.stages)
+            values = {
+                "skill_versions": prompt.skill_versions,
+                "prompt_warnings": prompt.warnings,
+                "checkpoint": checkpoint.as_json(),
+            }
+            if not await repository.update_owned_run(session, run.id, self.runtime.replica_id, values):
                 raise LeaseLostError(run.id)
-            stored.skill_versions = prompt.skill_versions
-            stored.prompt_warnings = prompt.warnings
-            stored.checkpoint = checkpoint.as_json()
             await record_injection(session, prompt.injected_skills)
             stages, self.stages = self.stages, []
             await repository.add_stages(session, run.id, stages, self.runtime.settings.row_max_bytes)
+        run.skill_versions, run.prompt_warnings = prompt.skill_versions, prompt.warnings
         self._export(stages)
 
     async def _model_call(self) -> ModelReply:
@@ -267,7 +274,7 @@ class RunDriver:
         started = utcnow()
         clock = time.perf_counter()
         scrubber = self.runtime.scrubber
-        sent, omitted = scrubber.messages(messages)
+        sent, omitted = scrubber.messages(messages, self._scrubbed)
         detail: dict[str, Any] = {
             "model": self.agent.model,
             "messages": sent,
@@ -689,10 +696,10 @@ class RunDriver:
         stages, self.stages = self.stages, []
         return Snapshot(self.checkpoint.as_json(), self.steps, self.prompt_tokens, self.completion_tokens, stages)
 
-    async def _write(self, session: AsyncSession, snapshot: Snapshot, *, status: str = RUNNING) -> None:
+    async def _write(self, db: repository.Writer, snapshot: Snapshot, *, status: str = RUNNING) -> None:
         """Store a snapshot if this replica still owns the run; LeaseLostError otherwise."""
         saved = await repository.save_checkpoint(
-            session,
+            db,
             self.run.id,
             self.runtime.replica_id,
             snapshot.checkpoint,
@@ -703,7 +710,7 @@ class RunDriver:
         )
         if not saved:
             raise LeaseLostError(self.run.id)
-        await repository.add_stages(session, self.run.id, snapshot.stages, self.runtime.settings.row_max_bytes)
+        await repository.add_stages(db, self.run.id, snapshot.stages, self.runtime.settings.row_max_bytes)
 
     async def _store(
         self, *, status: str = RUNNING, also: Callable[[AsyncSession], Awaitable[None]] | None = None
@@ -711,10 +718,13 @@ class RunDriver:
         """One transaction: ``also``, then the run's state (after any store still under way)."""
         await self._stored_in_background()
         snapshot = self._snapshot()
-        async with self.session_factory() as session, session.begin():
-            if also is not None:
+        if also is None:
+            async with self.runtime.engine.begin() as connection:
+                await self._write(connection, snapshot, status=status)
+        else:
+            async with self.session_factory() as session, session.begin():
                 await also(session)
-            await self._write(session, snapshot, status=status)
+                await self._write(session, snapshot, status=status)
         self._export(snapshot.stages)
 
     def _store_in_background(self) -> None:
@@ -726,8 +736,8 @@ class RunDriver:
         async def store() -> None:
             if previous is not None:
                 await previous
-            async with self.session_factory() as session, session.begin():
-                await self._write(session, snapshot)
+            async with self.runtime.engine.begin() as connection:
+                await self._write(connection, snapshot)
             self._export(snapshot.stages)
 
         task = asyncio.ensure_future(store())
@@ -750,14 +760,15 @@ class RunDriver:
             except Exception:
                 logger.warning("trace export failed", exc_info=True)
 
-    async def _close_open_approvals(self, session: AsyncSession, now: datetime) -> None:
+    def _open_approvals(self) -> list[PlannedCall]:
+        """Calls of the step still waiting for a decision."""
+        if self.checkpoint is None:
+            return []
+        return [call for call in self.checkpoint.pending if call.needs_approval and call.envelope is None]
+
+    async def _close_open_approvals(self, session: AsyncSession, open_calls: list[PlannedCall], now: datetime) -> None:
         """A run that ends with calls still waiting (it failed meanwhile): refuse them, so
         nothing is left pending for a decision that can no longer matter."""
-        if self.checkpoint is None:
-            return
-        open_calls = [call for call in self.checkpoint.pending if call.needs_approval and call.envelope is None]
-        if not open_calls:
-            return
         rows = await repository.calls_by_ids(session, [call.tool_call_id for call in open_calls])
         for call in open_calls:
             row = rows.get(call.tool_call_id)
@@ -771,51 +782,64 @@ class RunDriver:
         run = self.run
         await self._stored_in_background()
         now = utcnow()
-        async with self.session_factory() as session, session.begin():
-            stored = await repository.lock_owned_run(session, run.id, self.runtime.replica_id)
-            if stored is None:
+        cap = self.runtime.settings.row_max_bytes
+        values: dict[str, Any] = {
+            "status": status,
+            "output": bounded_text(output, cap),
+            "steps": self.steps,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "finished_at": now,
+            "checkpoint": None,
+            "owner_id": None,
+            "lease_expires_at": None,
+        }
+        if error is not None:
+            code, message, detail = error
+            values.update(
+                error_code=code, error_message=bounded_text(message, cap), error_detail=bounded_text(detail, cap)
+            )
+        turns: list[dict[str, Any]] = []
+        if run.session_id and output is not None:
+            # One id for the pair, suffixed in order: history is read back sorted by id.
+            turn = new_id("msg_")
+            turns = [
+                {
+                    "id": f"{turn}{suffix}",
+                    "agent_id": run.agent_id,
+                    "session_id": run.session_id,
+                    "run_id": run.id,
+                    "role": role,
+                    "content": bounded_text(content, cap),
+                    "created_at": now,
+                }
+                for suffix, role, content in (("a", "user", run.input), ("b", "assistant", output))
+            ]
+        stages, self.stages = self.stages, []
+        open_calls = self._open_approvals()
+
+        async def write(db: repository.Writer) -> None:
+            if not await repository.update_owned_run(db, run.id, self.runtime.replica_id, values):
                 raise LeaseLostError(run.id)
-            cap = self.runtime.settings.row_max_bytes
-            stored.status = status
-            stored.output = bounded_text(output, cap)
-            stored.steps = self.steps
-            stored.prompt_tokens = self.prompt_tokens
-            stored.completion_tokens = self.completion_tokens
-            stored.finished_at = now
-            stored.checkpoint = None
-            stored.owner_id = None
-            stored.lease_expires_at = None
-            if error is not None:
-                code, message, detail = error
-                stored.error_code, stored.error_message, stored.error_detail = (
-                    code,
-                    bounded_text(message, cap),
-                    bounded_text(detail, cap),
-                )
-            if run.session_id and output is not None:
-                # One id for the pair, suffixed in order: history is read back sorted by id.
-                turn = new_id("msg_")
-                for suffix, role, content in (("a", "user", run.input), ("b", "assistant", output)):
-                    session.add(
-                        AgentSessionMessage(
-                            id=f"{turn}{suffix}",
-                            agent_id=run.agent_id,
-                            session_id=run.session_id,
-                            run_id=run.id,
-                            role=role,
-                            content=bounded_text(content, cap),
-                            created_at=now,
-                        )
-                    )
-            await self._close_open_approvals(session, now)
-            stages, self.stages = self.stages, []
-            await repository.add_stages(session, run.id, stages, self.runtime.settings.row_max_bytes)
-            finished = stored
+            await repository.add_turns(db, turns)
+            await repository.add_stages(db, run.id, stages, cap)
+
+        if open_calls:
+            async with self.session_factory() as session, session.begin():
+                await write(session)
+                await self._close_open_approvals(session, open_calls, now)
+        else:
+            async with self.runtime.engine.begin() as connection:
+                await write(connection)
+        # The detached row, as stored: the caller answers with it without reading it back.
+        for key, value in values.items():
+            setattr(run, key, value)
+        self.finished = True
         self._export(stages)
         sink = self.runtime.sink
         if sink is not None:
             try:
-                sink.finished(finished, self.agent.name if self.agent else None)
+                sink.finished(run, self.agent.name if self.agent else None)
             except Exception:
                 logger.warning("trace export failed", exc_info=True)
         await self.runtime._event(run.id, "FINISHED", status=status)

@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.agents.models import Agent
+from app.changes import DEFAULT_TTL_S, GenerationCache
 from app.db import utcnow
 from app.knowledge.context import KnowledgeContext
 from app.runtime import trace
@@ -113,11 +114,19 @@ class PromptBuilder:
         skills: SkillProvider,
         knowledge: KnowledgeProvider | None,
         settings: PromptSettings,
+        *,
+        catalog_ttl_s: float = DEFAULT_TTL_S,
     ) -> None:
         self.session_factory = session_factory
         self.skills = skills
         self.knowledge = knowledge
         self.settings = settings
+        # The functions offered per (space, activated tools): read and built once, dropped on any
+        # catalog commit (here or, through the bus, on another replica) and after the TTL, like
+        # the gateway's own view of the same tools. Shared by runs: never changed once built.
+        self._functions_cache: GenerationCache[tuple[str, tuple[str, ...]], FunctionSet] = GenerationCache(
+            catalog_ttl_s
+        )
 
     async def build(
         self,
@@ -237,8 +246,14 @@ class PromptBuilder:
         return kept
 
     async def _functions(self, agent: Agent) -> FunctionSet:
+        tool_ids = tuple(agent.activated_tool_ids)
+        return await self._functions_cache.get_or_load(
+            (agent.space_id, tool_ids), lambda: self._load_functions(agent.space_id, tool_ids)
+        )
+
+    async def _load_functions(self, space_id: str, tool_ids: tuple[str, ...]) -> FunctionSet:
         async with self.session_factory() as session:
-            visible = await tools_repository.visible_tool_ids(session, agent.space_id, list(agent.activated_tool_ids))
+            visible = await tools_repository.visible_tool_ids(session, space_id, list(tool_ids))
             tools = await tools_repository.tools_by_ids(session, sorted(visible))
         return build_function_set(tools)
 

@@ -32,11 +32,11 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.agents import repository as agents_repository
 from app.agents.models import Agent
-from app.agents.service import get_agent_for
+from app.changes import DEFAULT_TTL_S, GenerationCache
 from app.db import utcnow
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.events.bus import EventBus
@@ -77,6 +77,8 @@ MAX_COMMENT_CHARS = 2000
 EVENT_PUBLISH_TIMEOUT_S = 2.0
 # How long a duplicate synchronous invokeAgent waits for the first run before answering with it as it is.
 DUPLICATE_WAIT_S = 600.0
+# Longest agent id looked up (ids are far shorter): anything longer is not an agent.
+MAX_AGENT_ID_CHARS = 200
 
 
 def run_topic(run_id: str) -> str:
@@ -113,6 +115,9 @@ class RuntimeSettings:
     #: Largest value stored (each, in bytes): a run's output and error, a stage's details, a
     #: conversation turn, an agent message; larger ones are stored cut with a marker and their size.
     row_max_bytes: int = DEFAULT_MAX_BYTES
+    #: How long an agent read for invokeAgent is used without reading it again (any catalog
+    #: commit drops it sooner): QUIVER_CATALOG_CACHE_TTL_S.
+    catalog_ttl_s: float = DEFAULT_TTL_S
 
 
 @dataclass
@@ -157,6 +162,8 @@ class AgentRuntime:
         sink: StageSink | None = None,
     ) -> None:
         self.session_factory = session_factory
+        #: A run's own writes (checkpoints, stages, its finish) go on a bare connection: no ORM session.
+        self.engine: AsyncEngine = session_factory.kw["bind"]
         self.gateway = gateway
         self.bus = bus
         self.prompt_builder = prompt_builder
@@ -166,13 +173,15 @@ class AgentRuntime:
         self.sink = sink
         #: This process, as the owner of the runs it drives.
         self.replica_id = new_id("rep_")
-        self._background: set[asyncio.Task[None]] = set()
+        self._background: set[asyncio.Task[Any]] = set()
         self._maintenance: list[asyncio.Task[None]] = []
         self._heartbeat: asyncio.Task[None] | None = None
         #: Runs this replica is driving now: the heartbeat renews exactly these leases.
         self._active: set[str] = set()
         self._last_prune = 0.0
         self._keepers: list[LeaseKeeper] = []
+        #: Agents read by invokeAgent; shared by runs, never changed (a pinned run copies its agent).
+        self._agents: GenerationCache[str, Agent | None] = GenerationCache(settings.catalog_ttl_s)
 
     def add_keeper(self, keeper: LeaseKeeper) -> None:
         """Renew ``keeper``'s leases with the heartbeat and run its sweep after each run sweep."""
@@ -207,8 +216,8 @@ class AgentRuntime:
         if self.sink is not None:
             self.sink.shutdown()
 
-    def _spawn(self, work: Awaitable[None], name: str) -> None:
-        task: asyncio.Task[None] = asyncio.ensure_future(work)
+    def _spawn(self, work: Awaitable[object], name: str) -> None:
+        task: asyncio.Task[object] = asyncio.ensure_future(work)
         task.set_name(name)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -286,9 +295,8 @@ class AgentRuntime:
         """Start (and, unless async, finish) a run. Raises DomainError for bad requests."""
         if not request.message.strip():
             raise DomainError("INVALID", "The message must not be empty.", ["input", "message"])
-        async with self.session_factory() as session:
-            agent = await get_agent_for(session, principal, request.agent_id)
-        if agent is None:
+        agent = await self._agent(request.agent_id)
+        if agent is None or not principal.can_read_space(agent.space_id):
             raise NotFoundError("Agent", request.agent_id, ["input", "agentId"])
         if not principal.can_invoke_in_space(agent.space_id):
             raise ForbiddenError("This key may not invoke agents.", ["input", "agentId"])
@@ -313,11 +321,25 @@ class AgentRuntime:
         if request.run_async:
             self._spawn(self._drive(run.id, agent, client, fresh=True), f"run-{run.id}")
             return run
-        await self._drive(run.id, agent, client, fresh=True)
-        async with self.session_factory() as session:
-            finished = await repository.get_run(session, run.id)
+        finished = await self._drive(run.id, agent, client, fresh=True, run=run)
+        if finished is None:
+            # Waiting for approval, or taken over: as the database has it now.
+            async with self.session_factory() as session:
+                finished = await repository.get_run(session, run.id)
         assert finished is not None
         return finished
+
+    async def _agent(self, agent_id: str) -> Agent | None:
+        """The agent as stored, from the cache of agents (dropped on any catalog commit, here or
+        through the bus on another replica, and after the TTL: like the gateway's tools)."""
+        if len(agent_id) > MAX_AGENT_ID_CHARS:
+            return None
+
+        async def load() -> Agent | None:
+            async with self.session_factory() as session:
+                return await agents_repository.get_agent(session, agent_id)
+
+        return await self._agents.get_or_load(agent_id, load)
 
     async def _create_run(self, principal: Principal, agent: Agent, request: InvokeRequest) -> tuple[AgentRun, bool]:
         fingerprint = request.fingerprint() if request.idempotency_key else None
@@ -437,15 +459,21 @@ class AgentRuntime:
         with contextlib.suppress(LeaseLostError):
             await driver.finish("FAILED", None, (INTERRUPTED, message, f"takeovers {run.takeovers}"))
 
-    async def _drive(self, run_id: str, agent: Agent, client: ModelClient, *, fresh: bool) -> None:
+    async def _drive(
+        self, run_id: str, agent: Agent, client: ModelClient, *, fresh: bool, run: AgentRun | None = None
+    ) -> AgentRun | None:
+        """Drive the run (``run``: its row as just written, not read again); returns the row as
+        finished, or None when the run did not finish here (waiting, taken over, cancelled)."""
         self._active.add(run_id)
         self._ensure_heartbeat()
         try:
-            async with self.session_factory() as session:
-                run = await repository.get_run(session, run_id)
+            if run is None:
+                async with self.session_factory() as session:
+                    run = await repository.get_run(session, run_id)
             assert run is not None and run.checkpoint is not None
             driver = RunDriver(self, run, agent, client, Checkpoint.from_json(run.checkpoint))
             await driver.drive(fresh=fresh)
+            return run if driver.finished else None
         finally:
             self._active.discard(run_id)
 

@@ -55,6 +55,24 @@ class Stage:
         return round((self.finished_at - self.started_at).total_seconds() * 1000, 3)
 
 
+class ScrubbedMessages:
+    """A run's scrubbed copy of its messages, kept between model calls: a conversation only
+    grows, and each message object is scrubbed (and measured) once instead of at every call."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[dict[str, Any], dict[str, Any], int]] = {}
+
+    def get(self, message: dict[str, Any]) -> tuple[dict[str, Any], int] | None:
+        entry = self._by_id.get(id(message))
+        # The message itself is held, so its id cannot be reused by another object meanwhile.
+        if entry is None or entry[0] is not message:
+            return None
+        return entry[1], entry[2]
+
+    def put(self, message: dict[str, Any], scrubbed: dict[str, Any], size: int) -> None:
+        self._by_id[id(message)] = (message, scrubbed, size)
+
+
 class Scrubber:
     """Makes a value fit for a trace: no secrets, bounded size."""
 
@@ -125,11 +143,23 @@ class Scrubber:
             ]
         return scrubbed
 
-    def messages(self, messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    def messages(
+        self, messages: list[dict[str, Any]], kept: ScrubbedMessages | None = None
+    ) -> tuple[list[dict[str, Any]], int]:
         """The messages, each scrubbed, within MESSAGES_CAP_CHARS: the first (system) message
-        and as many of the latest as fit; returns them and how many were left out."""
-        scrubbed = [self.message(message) for message in messages]
-        sizes = [len(json.dumps(message, ensure_ascii=False, default=str)) for message in scrubbed]
+        and as many of the latest as fit; returns them and how many were left out. With
+        ``kept``, messages scrubbed before (the same objects, unchanged) are taken from it."""
+        scrubbed: list[dict[str, Any]] = []
+        sizes: list[int] = []
+        for message in messages:
+            known = kept.get(message) if kept is not None else None
+            if known is None:
+                clean = self.message(message)
+                known = (clean, len(json.dumps(clean, ensure_ascii=False, default=str)))
+                if kept is not None:
+                    kept.put(message, *known)
+            scrubbed.append(known[0])
+            sizes.append(known[1])
         if sum(sizes) <= MESSAGES_CAP_CHARS or len(scrubbed) <= 1:
             return scrubbed, 0
         kept_tail: list[dict[str, Any]] = []
