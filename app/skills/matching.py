@@ -97,7 +97,7 @@ RERANK_CANDIDATES = 8
 # Past the per-request gate, a candidate is returned when its probability is at least this
 # share of the best candidate's (chosen on the tuning half: 0.5 returned 1.2 skills a request
 # and missed runners-up that were right; 0.1 returns 1.7).
-RUNNER_UP_SHARE = 0.1
+RUNNER_UP_SHARE = 0.03
 # Chinese character trigrams add this share of their BM25 weight to the lexical score.
 USE_TRIGRAMS = True
 TRIGRAM_WEIGHT = 0.5
@@ -227,20 +227,20 @@ EVERYDAY_TOPICS = (
 # cross-validation on the tuning half: the eight of the best candidate read before, or z-scores
 # of the similarity over the topics and over the catalogue, passed as many requests with a
 # skill and more no-skill ones.)
-GATE_FEATURES = ("pair_margin", "strength", "hint")
+GATE_FEATURES = ("pair_margin", "strength", "hint", "similarity_gap")
 # Lexical only, and per embedding model. A model without its own calibration (any
 # QUIVER_EMBEDDINGS=openai model) uses GENERIC_SEMANTIC, the local model's: its similarity
 # scale may differ, so its scores are not calibrated for it (refit with --calibrate).
 LEXICAL_CALIBRATION = Calibration(
     candidate=(-8.416, 10.445, 2.655, -0.054, 0.538, 4.732, 0.0, 0.0, 0.0, 0.0, 0.0),
-    gate=(-9.006, 0.0, 18.349, 2.511),
+    gate=(-9.006, 0.0, 18.349, 2.511, 0.0),
     threshold=0.958,
 )
 SEMANTIC_CALIBRATIONS: dict[str, Calibration] = {
     "local:use-multilingual-v3": Calibration(
         candidate=(-3.305, -1.372, 7.007, 0.469, -2.97, 1.928, 6.683, -3.217, 14.816, -11.617, 20.616),
-        gate=(-1.496, 34.786, 2.889, 3.103),
-        threshold=0.768,
+        gate=(-1.149, 36.388, 2.849, 3.204, -9.303),
+        threshold=0.746,
     ),
 }
 GENERIC_SEMANTIC = SEMANTIC_CALIBRATIONS["local:use-multilingual-v3"]

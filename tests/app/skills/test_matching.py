@@ -13,13 +13,20 @@ import pytest
 
 from app.skills.matching import (
     EVERYDAY_TOPICS,
+    FEATURES,
+    RUNNER_UP_SHARE,
+    Calibration,
+    Candidate,
     EmbeddingCache,
+    LexicalEvidence,
     LexicalIndex,
     Match,
     SkillDocument,
     SkillMatcher,
     _SemanticIndex,
     cjk_trigrams,
+    gate,
+    gate_features,
     request_terms,
 )
 from app.skills.rerank import OpenAIReranker, parse_ranking
@@ -166,6 +173,27 @@ class TestDecision:
         assert await matcher.match(catalogue(), request, top_k=5) == []
         raw = await matcher.match(catalogue(), request, top_k=3, min_score=0.0)
         assert 0 < len(raw) <= 3 and raw == sorted(raw, key=lambda match: -match.score)
+
+    def test_the_gate_reads_how_far_the_nearest_skill_stands_above_the_next(self) -> None:
+        def candidate(skill: SkillDocument, similarity: float, gap: float, pair_margin: float) -> Candidate:
+            features = dict.fromkeys(FEATURES, 0.0) | {
+                "similarity": similarity,
+                "similarity_gap": gap,
+                "pair_margin": pair_margin,
+            }
+            return Candidate(0, skill, LexicalEvidence(), similarity, features=tuple(features.values()))
+
+        pool = [candidate(EMAIL, 0.52, 0.11, 0.12), candidate(NEWSLETTER, 0.41, -0.11, 0.05)]
+        assert gate_features(pool) == (0.12, 0.0, 0.0, 0.11)
+
+    def test_past_the_gate_runners_up_come_back_down_to_a_share_of_the_best(self) -> None:
+        passes = Calibration(candidate=(0.0,) * (len(FEATURES) + 1), gate=(10.0, 0.0, 0.0, 0.0, 0.0), threshold=0.5)
+        pool = []
+        for skill, probability in ((EMAIL, 0.8), (NEWSLETTER, 0.8 * RUNNER_UP_SHARE * 1.5), (MEETING, 0.004)):
+            pool.append(Candidate(0, skill, LexicalEvidence(), features=(0.0,) * len(FEATURES), probability=probability))
+        assert [kept.document.skill_id for kept in gate(pool, passes)] == ["sk_email", "sk_newsletter"]
+        refuses = Calibration(passes.candidate, gate=(-10.0, 0.0, 0.0, 0.0, 0.0), threshold=0.5)
+        assert gate(pool, refuses) == []
 
     async def test_the_index_is_built_once_per_catalogue(self) -> None:
         matcher = SkillMatcher()
