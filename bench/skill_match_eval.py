@@ -147,9 +147,10 @@ MAX_TUNING_FALSE_MATCHES = {"lexical": 0.015, "semantic": 0.03}
 async def calibrate(
     matcher: SkillMatcher, documents: list[SkillDocument], requests: Sequence[Request], max_false: float
 ) -> Calibration:
-    """Fit both models on ``requests`` (the tuning half) and choose the gate's threshold: the
-    lowest at which at most ``max_false`` of the no-skill requests get anything (the whole
-    gate, the trigger-hint pass included)."""
+    """Fit both models on ``requests`` (the tuning half) and choose the gate's thresholds, one for
+    requests written mostly in Chinese and one for the others: for each, the lowest at which at
+    most ``max_false`` of that script's no-skill requests get anything (the whole gate, the
+    trigger-hint pass included)."""
     pools = [(request, await matcher.candidates(documents, request.text)) for request in requests]
     rows = [candidate.features for _, pool in pools for candidate in pool]
     labels = [float(candidate.document.skill_id in request.expected) for request, pool in pools for candidate in pool]
@@ -165,26 +166,36 @@ async def calibrate(
             gate_labels.append(float(bool(request.expected)))
     gate_weights = fit_logistic(np.asarray(gate_rows), np.asarray(gate_labels))
     assert len(gate_weights) == len(GATE_FEATURES) + 1
-    negatives = [pool for request, pool in pools if not request.expected and pool]
-    allowed = int(max_false * sum(1 for request, _ in pools if not request.expected))
-    # Candidate thresholds: just above each no-skill request's gate probability.
-    cuts = sorted(
-        {
-            min(round(applies(pool, Calibration(candidate_weights, gate_weights, 1.0)) + 5e-4, 3), 1.0)
-            for pool in negatives
-        }
-        | {0.5}
-    )
-    threshold = next(
-        (
-            cut
-            for cut in cuts
-            if sum(bool(gate(pool, Calibration(candidate_weights, gate_weights, cut))) for pool in negatives) <= allowed
-        ),
-        1.0,
-    )
-    print(f"  candidates: {len(labels)} ({int(sum(labels))} right); threshold {threshold}")
-    return Calibration(candidate_weights, gate_weights, threshold)
+
+    def threshold(unspaced: bool) -> float:
+        script = [
+            (request, pool)
+            for request, pool in pools
+            if not request.expected and matching.is_mostly_unspaced_request(request.text) == unspaced
+        ]
+        negatives = [pool for _, pool in script if pool]
+        allowed = int(max_false * len(script))
+        # Candidate thresholds: just above each no-skill request's gate probability.
+        cuts = sorted(
+            {
+                min(round(applies(pool, Calibration(candidate_weights, gate_weights, 1.0)) + 5e-4, 3), 1.0)
+                for pool in negatives
+            }
+            | {0.5}
+        )
+        return next(
+            (
+                cut
+                for cut in cuts
+                if sum(bool(gate(pool, Calibration(candidate_weights, gate_weights, cut))) for pool in negatives)
+                <= allowed
+            ),
+            1.0,
+        )
+
+    spaced, unspaced = threshold(False), threshold(True)
+    print(f"  candidates: {len(labels)} ({int(sum(labels))} right); thresholds {spaced} / {unspaced} (Chinese)")
+    return Calibration(candidate_weights, gate_weights, spaced, unspaced)
 
 
 @dataclass
@@ -311,8 +322,9 @@ async def main() -> None:
             else:
                 assert matcher.embeddings is not None
                 matching.SEMANTIC_CALIBRATIONS[matcher.embeddings.provider.model_name] = fitted
-        threshold = matcher.calibration.threshold
-        print(f"\n## {mode} (gate threshold {threshold}, runner-up share {matching.RUNNER_UP_SHARE})")
+        calibration = matcher.calibration
+        thresholds = f"{calibration.threshold} / {calibration.threshold_for(True)} (Chinese)"
+        print(f"\n## {mode} (gate thresholds {thresholds}, runner-up share {matching.RUNNER_UP_SHARE})")
         returned = await evaluate(matcher, documents, held_out)
         report(f"{mode}, held-out", held_out, returned)
         raw = Tally()

@@ -27,7 +27,9 @@ from app.skills.matching import (
     cjk_trigrams,
     gate,
     gate_features,
+    is_mostly_unspaced_request,
     request_terms,
+    semantic_form,
 )
 from app.skills.rerank import OpenAIReranker, parse_ranking
 from app.skills.resolve import ResolvedSkill, canary_bucket
@@ -188,12 +190,37 @@ class TestDecision:
 
     def test_past_the_gate_runners_up_come_back_down_to_a_share_of_the_best(self) -> None:
         passes = Calibration(candidate=(0.0,) * (len(FEATURES) + 1), gate=(10.0, 0.0, 0.0, 0.0, 0.0), threshold=0.5)
-        pool = []
-        for skill, probability in ((EMAIL, 0.8), (NEWSLETTER, 0.8 * RUNNER_UP_SHARE * 1.5), (MEETING, 0.004)):
-            pool.append(Candidate(0, skill, LexicalEvidence(), features=(0.0,) * len(FEATURES), probability=probability))
+        probabilities = ((EMAIL, 0.8), (NEWSLETTER, 0.8 * RUNNER_UP_SHARE * 1.5), (MEETING, 0.004))
+        pool = [
+            Candidate(0, skill, LexicalEvidence(), features=(0.0,) * len(FEATURES), probability=probability)
+            for skill, probability in probabilities
+        ]
         assert [kept.document.skill_id for kept in gate(pool, passes)] == ["sk_email", "sk_newsletter"]
         refuses = Calibration(passes.candidate, gate=(-10.0, 0.0, 0.0, 0.0, 0.0), threshold=0.5)
         assert gate(pool, refuses) == []
+
+    @pytest.mark.parametrize(
+        ("text", "unspaced"),
+        [
+            ("我不想找银行做 chargeback\uff0c直接把 Ticketmaster 取消那场演出的 $140 退给我就好。", True),
+            ("帮我写一封邮件", True),
+            ("Meet 王总 on Friday about the contract renewal with Acme", False),
+            ("refund order 20431, please", False),
+            ("2024-03-01", False),
+        ],
+    )
+    def test_a_request_is_read_as_chinese_by_characters_against_words(self, text: str, unspaced: bool) -> None:
+        assert is_mostly_unspaced_request(text) is unspaced
+
+    def test_a_chinese_request_is_gated_at_the_threshold_of_its_script(self) -> None:
+        calibration = Calibration(
+            candidate=(0.0,) * (len(FEATURES) + 1), gate=(0.0,) * 5, threshold=0.9, threshold_unspaced=0.4
+        )
+        pool = [Candidate(0, EMAIL, LexicalEvidence(), features=(0.0,) * len(FEATURES), probability=0.6)]
+        # The gate's probability is 0.5 for any request here: over the Chinese cut, under the other.
+        assert gate(pool, calibration, unspaced=True) == pool
+        assert gate(pool, calibration, unspaced=False) == []
+        assert Calibration(calibration.candidate, calibration.gate, 0.9).threshold_for(True) == 0.9
 
     async def test_the_index_is_built_once_per_catalogue(self) -> None:
         matcher = SkillMatcher()
@@ -247,6 +274,37 @@ class TestSemantic:
         top = first[0]
         assert top.skill_id == "sk_email" and top.semantic is not None
         assert top.nearest_text == "draft an email" and "SEMANTIC" in top.signals
+
+    @pytest.mark.parametrize(
+        ("text", "embedded"),
+        [
+            ("请帮我总结一下会议", "总结会议"),
+            ("帮我写一封邮件", "写一封邮件"),
+            ("我想申请退款\uff0c能不能尽快\uff1f", "申请退款\uff0c尽快\uff1f"),
+            ("好的。请把合同看一下", "好的。把合同看"),
+            ("帮我", "帮我"),
+            ("Please help me draft an email", "Please help me draft an email"),
+        ],
+    )
+    def test_chinese_request_framing_is_not_embedded(self, text: str, embedded: str) -> None:
+        assert semantic_form(text) == embedded
+
+    async def test_request_and_hints_are_embedded_without_their_framing_and_reported_as_written(self) -> None:
+        provider = HashingEmbeddings()
+        seen: list[str] = []
+        embed = provider.embed
+
+        async def recording(texts: Sequence[str]) -> Any:
+            seen.extend(texts)
+            return await embed(texts)
+
+        provider.embed = recording  # type: ignore[method-assign]
+        matcher = SkillMatcher(embeddings=EmbeddingCache(provider))
+
+        matches = await matcher.score_all(DOCUMENTS, "请帮我写一封邮件给王总")
+
+        assert "写一封邮件" in seen and "帮我写一封邮件" not in seen and "写一封邮件给王总" in seen
+        assert matches[0].skill_id == "sk_email" and matches[0].nearest_text == "帮我写一封邮件"
 
     def test_per_skill_reductions_agree_with_a_plain_loop(self) -> None:
         rng = np.random.default_rng(7)
