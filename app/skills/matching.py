@@ -98,9 +98,9 @@ CANDIDATES = 30
 RERANK_CANDIDATES = 8
 # Past the per-request gate, a candidate is returned when its probability is at least this
 # share of the best candidate's (chosen on the tuning half: 0.5 returned 1.2 skills a request
-# and missed runners-up that were right; 0.1 returned 1.7 and still missed the right skill of
-# near-misses second behind the neighbour they negate; 0.03: +1.6 points of recall@5 in 2-fold
-# cross-validation inside the tuning half, no false match more, since the gate has already decided).
+# and missed runners-up that were right; 0.1 returned 1.9 and still missed the right skill of
+# near-misses second behind the neighbour they negate; 0.03 returns 2.6: +1.6 points of recall@5
+# in 2-fold cross-validation inside the tuning half, no false match more: the gate has decided).
 RUNNER_UP_SHARE = 0.03
 # Chinese character trigrams add this share of their BM25 weight to the lexical score.
 USE_TRIGRAMS = True
