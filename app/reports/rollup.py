@@ -384,11 +384,17 @@ async def _catch_up_once(session: AsyncSession, now: datetime) -> bool:
     return end < target
 
 
-async def catch_up(session_factory: async_sessionmaker[AsyncSession], now: datetime, max_chunks: int = 10_000) -> int:
+async def catch_up(
+    session_factory: async_sessionmaker[AsyncSession],
+    now: datetime,
+    max_chunks: int = 10_000,
+    stop: asyncio.Event | None = None,
+) -> int:
     """Roll up every closed hour not rolled up yet, a day per transaction. Idempotent; safe
-    to run on several replicas at once (they take turns). Returns the chunks it ran."""
+    to run on several replicas at once (they take turns). Returns the chunks it ran. Once
+    ``stop`` is set it returns after the transaction under way, which it never interrupts."""
     chunks = 0
-    while chunks < max_chunks:
+    while chunks < max_chunks and not (stop is not None and stop.is_set()):
         async with session_factory() as session, session.begin():
             more = await _catch_up_once(session, now)
         chunks += 1
@@ -412,23 +418,27 @@ class CatchUpLoop:
         self.session_factory = session_factory
         self.interval_s = interval_s
         self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
 
     def start(self) -> None:
         if self.interval_s > 0 and self._task is None:
+            self._stop.clear()
             self._task = asyncio.create_task(self._loop(), name="report-rollups")
 
     async def _loop(self) -> None:
-        while True:
+        while not self._stop.is_set():
             try:
-                await catch_up(self.session_factory, utcnow())
+                await catch_up(self.session_factory, utcnow(), stop=self._stop)
             except Exception:
                 # Another replica's catch-up holding the lock too long, a lost connection: the next one resumes.
                 logger.warning("health report rollup catch-up failed; retrying later", exc_info=True)
-            await asyncio.sleep(self.interval_s)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), self.interval_s)
 
     async def close(self) -> None:
+        """Stop after the day under way is committed: a transaction cancelled half-way could
+        leave SQLite's write lock held by a connection nobody is using any more."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            self._stop.set()
+            await self._task
             self._task = None

@@ -287,3 +287,31 @@ class TestServerLoop:
         assert frontier is not None and frontier >= END
         # Every generated hour is closed by now (they are weeks old): the report reads rollups.
         assert (await _plan(session_factory, WINDOWS[0])).days
+
+    async def test_closing_lets_the_day_under_way_commit_and_the_reports_stay_right(
+        self, session_factory: async_sessionmaker[AsyncSession]
+    ) -> None:
+        await _seed(session_factory)
+        raw = await _reports(session_factory)
+        loop = rollup.CatchUpLoop(session_factory, interval_s=3600)
+        loop.start()
+        for _ in range(1200):
+            async with session_factory() as session:
+                frontier, _ = await rollup.state(session)
+            if frontier is not None:
+                break
+            await asyncio.sleep(0.01)
+        await loop.close()
+        # Nothing is left holding the write lock, and whatever was rolled up by then is consistent.
+        async with session_factory() as session, session.begin():
+            await session.execute(update(Space).where(Space.id == SPACES[0]).values(label="after close"))
+        for key, expected in raw.items():
+            _assert_same(expected, await _report(session_factory, *key))
+
+    async def test_a_stopped_catch_up_starts_nothing(self, session_factory: async_sessionmaker[AsyncSession]) -> None:
+        await _seed(session_factory)
+        stop = asyncio.Event()
+        stop.set()
+        assert await rollup.catch_up(session_factory, NOW, stop=stop) == 0
+        async with session_factory() as session:
+            assert (await rollup.state(session))[0] is None
