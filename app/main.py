@@ -130,6 +130,9 @@ class Services:
         if self.redis is not None:
             await self.redis.close()
         await self.mcp_pool.close()
+        close_custom = getattr(self.gateway.executors.get("CUSTOM"), "aclose", None)
+        if close_custom is not None:
+            await close_custom()
         await self.http_client.aclose()
         await self.engine.dispose()
 

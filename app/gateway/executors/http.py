@@ -29,12 +29,23 @@ from app.gateway.envelope import (
     ToolFailure,
 )
 from app.gateway.executors.base import CappedExecutor, Invocation
+from app.gateway.executors.plain_http import (
+    NotPlainError,
+    Origin,
+    PlainHttpPool,
+    ProtocolError,
+    ResponseTooLargeError,
+    encode_headers,
+    plain_origin,
+)
 from app.gateway.executors.request_mapping import prepare
 from app.gateway.redaction import NO_SECRETS, SecretScrubber, scrubber_for
 from app.tools.models import ToolDefinition
 from app.validation import is_header_value
 
 MAX_RESPONSE_BYTES = 1024 * 1024
+#: Headers the plain-http client writes itself: a request setting one goes httpx's way.
+RESERVED_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection", "user-agent", "expect"})
 TOKEN_EXPIRY_MARGIN_S = 30.0
 #: Decrypted auth configurations kept for scrubbing (by their encrypted form).
 MAX_KNOWN_CONFIGS = 256
@@ -120,8 +131,12 @@ class HttpExecutor(CappedExecutor):
     cap_seconds = 10.0
     timeout_code = EXTERNAL_API_TIMEOUT
 
-    def __init__(self, client: httpx.AsyncClient, secret_box: SecretBox, egress: EgressPolicy) -> None:
+    def __init__(
+        self, client: httpx.AsyncClient, secret_box: SecretBox, egress: EgressPolicy, *, plain_http: bool = True
+    ) -> None:
         self.client = client
+        # JSON POSTs to plain-http endpoints take a leaner way than httpx's (plain_http.py).
+        self.plain = PlainHttpPool(egress) if plain_http else None
         self.secret_box = secret_box
         self.egress = egress
         self.tokens = OAuthTokenCache(client, egress)
@@ -218,6 +233,15 @@ class HttpExecutor(CappedExecutor):
         params: list[tuple[str, str]] | None = None,
     ) -> tuple[int, bytes, str]:
         request_headers = {**headers, **await self._auth_headers(invocation.tool.auth_type, config, refresh=refresh)}
+        if self.plain is not None and method == "POST" and not params:
+            origin = plain_origin(endpoint)
+            if origin is not None and not RESERVED_HEADERS.intersection(name.lower() for name in request_headers):
+                try:
+                    head_lines = encode_headers(request_headers)
+                except NotPlainError:
+                    pass  # a header HTTP cannot carry: httpx's way refuses it with its own error
+                else:
+                    return await self._post_plain(invocation, origin, head_lines, body or b"")
         try:
             async with self.client.stream(
                 method,
@@ -255,6 +279,36 @@ class HttpExecutor(CappedExecutor):
                 f"{type(error).__name__}: {error}",
                 retryable=True,
             ) from None
+
+    async def _post_plain(
+        self, invocation: Invocation, origin: Origin, head_lines: bytes, body: bytes
+    ) -> tuple[int, bytes, str]:
+        assert self.plain is not None
+        try:
+            async with asyncio.timeout(invocation.timeout_s):
+                return await self.plain.post(origin, head_lines, body, max_bytes=MAX_RESPONSE_BYTES)
+        except EgressDeniedError as error:
+            raise _egress_denied(error) from None
+        except ResponseTooLargeError as error:
+            raise _too_large(error.size) from None
+        except TimeoutError:
+            raise ToolFailure(
+                EXTERNAL_API_TIMEOUT,
+                "The tool's service did not answer in time.",
+                f"no response within {invocation.timeout_s:.1f}s",
+                retryable=True,
+            ) from None
+        except (OSError, ProtocolError) as error:
+            raise ToolFailure(
+                EXTERNAL_API_ERROR,
+                "The tool's service could not be reached.",
+                f"{type(error).__name__}: {error}",
+                retryable=True,
+            ) from None
+
+    async def aclose(self) -> None:
+        if self.plain is not None:
+            await self.plain.aclose()
 
 
 def _egress_denied(error: EgressDeniedError) -> ToolFailure:
