@@ -138,6 +138,63 @@ class _Coster:
         return max(value, 1)
 
 
+class _ReadVariables(dict[str, Any]):
+    """The operation's variables, remembering which ones the cost was computed from."""
+
+    def __init__(self, variables: dict[str, Any]) -> None:
+        super().__init__(variables)
+        self.read: list[str] = []
+
+    def get(self, name: str, default: Any = None) -> Any:
+        self.read.append(name)
+        return super().get(name, default)
+
+
+class CostCache:
+    """Costs already computed, per document text and operation, and per value of the few
+    variables a cost depends on (``first``, ``topK``): a client sends the same few documents
+    again and again (an ``invokeTool`` with new arguments costs what it cost before).
+    Bounded; emptied when full."""
+
+    def __init__(self, max_entries: int = 1024) -> None:
+        self.max_entries = max_entries
+        self._read: dict[tuple[str, str | None], tuple[str, ...]] = {}
+        self._costs: dict[tuple[str, str | None, tuple[Any, ...]], int] = {}
+
+    def cost(
+        self, schema: GraphQLSchema, query: str, document: Any, operation_name: str | None, variables: dict[str, Any]
+    ) -> int:
+        read = self._read.get((query, operation_name))
+        if read is not None:
+            values = _cost_key(variables, read)
+            if values is not None:
+                cached = self._costs.get((query, operation_name, values))
+                if cached is not None:
+                    return cached
+        recording = _ReadVariables(variables)
+        cost = operation_cost(schema, document, operation_name, recording)
+        read = tuple(dict.fromkeys(recording.read))
+        values = _cost_key(variables, read)
+        if values is not None:
+            if len(self._costs) >= self.max_entries or len(self._read) >= self.max_entries:
+                self._costs.clear()
+                self._read.clear()
+            self._read[(query, operation_name)] = read
+            self._costs[(query, operation_name, values)] = cost
+        return cost
+
+
+_ABSENT = ("absent",)  # a variable not sent (its default applies), told apart from one sent as null
+
+
+def _cost_key(variables: dict[str, Any], names: tuple[str, ...]) -> tuple[Any, ...] | None:
+    """The values of the variables a cost was read from, or None when one is not a plain scalar."""
+    values = tuple(variables.get(name, _ABSENT) for name in names)
+    if all(value is None or value is _ABSENT or type(value) in (int, bool, str) for value in values):
+        return values
+    return None
+
+
 def operation_cost(
     schema: GraphQLSchema, document: Any, operation_name: str | None, variables: dict[str, Any] | None
 ) -> int:
@@ -152,7 +209,10 @@ def operation_cost(
             continue
         if operation_name is None or (operation.name is not None and operation.name.value == operation_name):
             root = schema.get_root_type(operation.operation)
-            return _Coster(schema, fragments, variables or {}).selection_set(operation.selection_set, root)
+            # The mapping itself, even empty: CostCache learns from it which variables were read.
+            return _Coster(schema, fragments, variables if variables is not None else {}).selection_set(
+                operation.selection_set, root
+            )
     return 0
 
 
@@ -162,9 +222,10 @@ class QueryCostLimiter(SchemaExtension):
     Listed after ValidationCache, so it runs once the document is known to be valid.
     """
 
-    def __init__(self, max_cost: int, gate: CostlyOperationGate | None = None) -> None:
+    def __init__(self, max_cost: int, gate: CostlyOperationGate | None = None, costs: CostCache | None = None) -> None:
         self.max_cost = max_cost
         self.gate = gate
+        self.costs = costs
         self.cost = 0
 
     def on_validate(self) -> Iterator[None]:
@@ -172,9 +233,18 @@ class QueryCostLimiter(SchemaExtension):
         if context.pre_execution_errors or context.graphql_document is None:
             yield
             return
-        cost = operation_cost(
-            context.schema._schema, context.graphql_document, context.operation_name, context.variables
-        )
+        if self.costs is not None and context.query is not None:
+            cost = self.costs.cost(
+                context.schema._schema,
+                context.query,
+                context.graphql_document,
+                context.operation_name,
+                context.variables or {},
+            )
+        else:
+            cost = operation_cost(
+                context.schema._schema, context.graphql_document, context.operation_name, context.variables
+            )
         self.cost = cost
         if cost > self.max_cost:
             context.pre_execution_errors = [

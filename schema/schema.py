@@ -32,7 +32,7 @@ from schema.knowledge.schema import (
     KnowledgeQuery,
     KnowledgeSearchQuery,
 )
-from schema.limits import QueryCostLimiter, TextLimits, add_text_limits, shape_limit_rule
+from schema.limits import CostCache, QueryCostLimiter, TextLimits, add_text_limits, shape_limit_rule
 from schema.mcp.schema import McpMutation, McpQuery
 from schema.pipelines.schema import PipelinesMutation, PipelinesQuery, PipelinesSubscription
 from schema.reports.schema import ReportsQuery
@@ -186,6 +186,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     )
     # One line per tenant for costly queries, shared by every request this schema serves.
     gate = CostlyOperationGate()
+    costs = CostCache()
     schema = QuiverSchema(
         query=Query,
         mutation=Mutation,
@@ -202,7 +203,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             lambda: ParserCache(maxsize=256),
             lambda: ValidationCache(maxsize=256),
             # After validation, which it relies on.
-            lambda: QueryCostLimiter(max_cost=settings.graphql_max_cost, gate=gate),
+            lambda: QueryCostLimiter(max_cost=settings.graphql_max_cost, gate=gate, costs=costs),
         ],
     )
     schema.timeout_s = settings.graphql_timeout_s

@@ -27,7 +27,7 @@ from starlette.websockets import WebSocketDisconnect
 from app.config import Settings
 from app.main import create_app
 from app.principal import Role
-from schema.limits import operation_cost
+from schema.limits import CostCache, operation_cost
 from schema.schema import build_schema
 from tests.conftest import GraphQLClient, Keys
 from tests.schema.tools.operations import create_tool, create_tool_errors
@@ -231,6 +231,32 @@ class TestQueryCost:
 
         assert "errors" not in cheap.json()
         assert graphql_error(refused)["extensions"]["code"] == "QUERY_TOO_COSTLY"
+
+    def test_remembered_costs_are_the_computed_ones_for_every_page_size(self) -> None:
+        """Costs are remembered per document and per value of the variables they were read from:
+        a larger ``first``, a null one (the maximum) and a left-out one (the default) each count."""
+        schema = build_schema()._schema
+        query = (
+            "query($n: Int, $m: Int) { tools(first: $n) { edges { node { boundSpaces { "
+            "visibleTools(first: $m) { edges { node { id } } } } } } } }"
+        )
+        document = parse(query)
+        costs = CostCache()
+        sequence: list[dict[str, Any]] = [
+            {},
+            {"n": 5},
+            {"n": None},
+            {"n": 5, "m": 100},
+            {"n": 100},
+            {"n": 5.5},
+            {"n": "x"},
+            {"n": 5, "unrelated": [1, 2]},
+        ]
+        for variables in sequence * 2:  # the second time from what was remembered
+            assert costs.cost(schema, query, document, None, variables) == operation_cost(
+                schema, document, None, variables
+            ), variables
+        assert costs.cost(schema, query, document, None, {}) < costs.cost(schema, query, document, None, {"n": None})
 
     async def test_fragments_that_expand_exponentially_are_measured_without_expanding(self, gql: GraphQLClient) -> None:
         """Each fragment spreads the previous one twice: 2**39 fields. Strawberry's depth and
