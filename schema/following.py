@@ -2,7 +2,8 @@
 
 Subscribed first, then the run is read: a run that finished meanwhile is not missed and
 yields FINISHED at once; a run under way yields STARTED (replayed: its id was only known
-once it started, and the subscriber learns that it is listening), then every event of its
+once it started, and the subscriber learns that it is listening), then what the run's row
+says already happened (a pipeline's started and finished steps), then every event of its
 topic, and ends after FINISHED. When no event came for ``reconcile_s`` the run is read
 back: a finish whose event was lost (the bus down, the replica gone) still ends it.
 """
@@ -10,7 +11,7 @@ back: a finish whose event was lost (the bus down, the replica gone) still ends 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Hashable
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
@@ -78,13 +79,17 @@ async def follow_run(
     not_found: str,
     read_with: str,
     reconcile_s: float,
+    replay: Callable[[Run], list[tuple[Hashable, Event]]] | None = None,
+    replayed_key: Callable[[dict[str, Any]], Hashable] | None = None,
 ) -> AsyncGenerator[Event, None]:
     """The events of the run ``read`` finds (absent, or out of the caller's reach: NOT_FOUND).
 
     ``present`` makes the GraphQL object of its row; ``marker(kind, run, at)`` builds the
     replayed STARTED and the reconciled FINISHED, ``convert`` a bus event; ``not_found`` is the
     message for an unknown run, ``read_with`` the query a subscriber that fell behind reads
-    the run with."""
+    the run with. ``replay(run)`` gives what already happened, as read from the run (after
+    STARTED), each with a key; a live event whose ``replayed_key`` is one of those keys (it
+    was published between subscribing and reading the run) is not yielded twice."""
     principal = info.context.principal
 
     async def current() -> Run | None:
@@ -105,9 +110,15 @@ async def follow_run(
                 yield marker(FINISHED, run, run.finished_at)
                 return
             yield marker(STARTED, run, run.started_at)
+            replayed: set[Hashable] = set()
+            for key, past in replay(run) if replay is not None else []:
+                replayed.add(key)
+                yield past
             async for event in events_or_ticks(subscription, reconcile_s):
                 if event is not None and event["kind"] == STARTED:
                     continue  # replayed above
+                if event is not None and replayed_key is not None and replayed_key(event) in replayed:
+                    continue
                 info.context.renew_loaders()
                 run = await current()
                 if run is None:

@@ -305,9 +305,13 @@ class PipelineRunner:
             if ran_here:
                 try:
                     output = await self._step(run_id, principal, step, entry, state, pipeline_input, previous, outputs)
-                    entry.update(status=SUCCEEDED, output=output)
+                    entry.update(status=SUCCEEDED, output=output, finishedAt=utcnow().isoformat())
                 except StepFailedError as failure:
-                    entry.update(status=FAILED, error={"code": failure.code, "message": failure.message})
+                    entry.update(
+                        status=FAILED,
+                        error={"code": failure.code, "message": failure.message},
+                        finishedAt=utcnow().isoformat(),
+                    )
             if entry["status"] == FAILED:
                 if ran_here:
                     await self._store_steps(run_id, state)
@@ -384,7 +388,7 @@ class PipelineRunner:
             except DomainError as error:
                 raise StepFailedError(error.code, error.message) from None
             agent_run_id = started.id
-            entry["runId"] = agent_run_id
+            entry.update(runId=agent_run_id, startedAt=utcnow().isoformat())
             await self._store_steps(run_id, state)
             await self._event(run_id, "STEP_STARTED", step=step.name, run_id=agent_run_id)
         finished = await self._follow(run_id, step.name, agent_run_id)
@@ -405,23 +409,42 @@ class PipelineRunner:
 
     async def _follow(self, run_id: str, step: str, agent_run_id: str) -> AgentRun:
         """Forward the step run's events until it finished (read back from the database
-        whenever no event came for a while: events may be lost)."""
+        whenever no event came for a while: events may be lost). A run found finished in the
+        database has its FINISHED event still on the way or queued: it is waited for, up to
+        ``RECONCILE_S``, so that subscribers get the step run's events to the end."""
+        loop = asyncio.get_running_loop()
         async with self.runtime.bus.subscribe(run_topic(agent_run_id)) as subscription:
             events = aiter(subscription)
+            finished: AgentRun | None = None
+            forwarded_finish = False
+            give_up_at = 0.0
             while True:
-                async with self.session_factory() as session:
-                    current = await runs_repository.get_run(session, agent_run_id)
-                assert current is not None
-                if current.finished_at is not None:
-                    return current
+                if finished is None:
+                    async with self.session_factory() as session:
+                        current = await runs_repository.get_run(session, agent_run_id)
+                    assert current is not None
+                    if current.finished_at is not None:
+                        if forwarded_finish:
+                            return current
+                        finished, give_up_at = current, loop.time() + RECONCILE_S
+                wait = RECONCILE_S
+                if finished is not None:
+                    wait = give_up_at - loop.time()
+                    if wait <= 0:
+                        return finished
                 try:
-                    event = await asyncio.wait_for(anext(events), RECONCILE_S)
+                    event = await asyncio.wait_for(anext(events), wait)
                 except TimeoutError:
                     continue
                 except StopAsyncIteration:
+                    if finished is not None:
+                        return finished
                     await asyncio.sleep(RECONCILE_S)
                     continue
                 await self._event(run_id, "RUN_EVENT", step=step, run_id=agent_run_id, run_event=event)
+                forwarded_finish = event.get("kind") == "FINISHED"
+                if forwarded_finish and finished is not None:
+                    return finished
 
     async def _write(self, run_id: str, **values: Any) -> None:
         async with self.session_factory() as session, session.begin():

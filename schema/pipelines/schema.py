@@ -3,7 +3,7 @@ follow their runs."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Hashable
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -18,7 +18,7 @@ from schema.context import Info
 from schema.errors import UserError
 from schema.following import follow_run
 from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection, paginate
-from schema.pipelines.types import Pipeline, PipelineRun, PipelineRunEvent
+from schema.pipelines.types import Pipeline, PipelineRun, PipelineRunEvent, PipelineRunStep
 
 # A subscriber reads the run back this often when no event came: a lost FINISHED still ends it.
 RECONCILE_S = 5.0
@@ -207,7 +207,7 @@ class PipelinesMutation:
 @strawberry.type
 class PipelinesSubscription:
     @strawberry.subscription(
-        description="Live events of one pipeline run: STARTED (replayed first for a run under way), STEP_STARTED, each step's run events (RUN_EVENT), STEP_FINISHED, RESUMED (a live replica took the run over), and FINISHED, after which it ends. A finished run yields FINISHED at once."
+        description="Live events of one pipeline run: STARTED (replayed first for a run under way, followed by STEP_STARTED and STEP_FINISHED of the steps that had started or finished before the subscription), STEP_STARTED, each step's run events (RUN_EVENT), STEP_FINISHED, RESUMED (a live replica took the run over), and FINISHED, after which it ends. A finished run yields FINISHED at once."
     )
     async def pipeline_run_events(
         self,
@@ -232,8 +232,40 @@ class PipelinesSubscription:
             not_found=f"Pipeline run {str(pipeline_run_id)!r} not found.",
             read_with="pipelineRun",
             reconcile_s=RECONCILE_S,
+            replay=_steps_so_far,
+            replayed_key=lambda event: (event["kind"], event.get("step")),
         ):
             yield item
+
+
+def _steps_so_far(run: PipelineRun) -> list[tuple[Hashable, PipelineRunEvent]]:
+    """STEP_STARTED and STEP_FINISHED of each step the run's row says started or settled: a
+    subscriber who arrives once the run is under way (its id is known only then) still learns
+    which steps ran. The steps' own RUN_EVENTs are live only."""
+    past: list[tuple[Hashable, PipelineRunEvent]] = []
+
+    def event(kind: str, step: PipelineRunStep, at: datetime | None) -> None:
+        past.append(
+            (
+                (kind, step.name),
+                PipelineRunEvent(
+                    kind=kind,
+                    pipeline_run=run,
+                    step=step.name,
+                    run_event_kind=None,
+                    tool_id=None,
+                    at=at or run.started_at,
+                    run_id=step.run_id,
+                ),
+            )
+        )
+
+    for step in run.steps:
+        if step.run_id is not None:
+            event("STEP_STARTED", step, step.started_at)
+        if step.status in ("SUCCEEDED", "FAILED"):
+            event("STEP_FINISHED", step, step.finished_at)
+    return past
 
 
 def _event(event: dict[str, Any], run: PipelineRun) -> PipelineRunEvent:

@@ -162,6 +162,8 @@ class PipelineRunStep:
     output: JSON | None = strawberry.field(description="The step's JSON output, once it succeeded.")
     error: PipelineRunError | None = strawberry.field(description="Why the step failed.")
     run_id: strawberry.Private[str | None]
+    started_at: strawberry.Private[datetime | None] = None
+    finished_at: strawberry.Private[datetime | None] = None
 
     @strawberry.field(description="The step's agent run; null before it started.")
     async def run(self, info: Info) -> AgentRunRef | None:
@@ -210,6 +212,8 @@ class PipelineRun:
                     if step.get("error")
                     else None,
                     run_id=step.get("runId"),
+                    started_at=_moment(step.get("startedAt")),
+                    finished_at=_moment(step.get("finishedAt")),
                 )
                 for step in row.steps
             ],
@@ -217,6 +221,10 @@ class PipelineRun:
             finished_at=row.finished_at,
             space_id=row.space_id,
         )
+
+
+def _moment(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
 
 
 @strawberry.type(description="Something that happened during a pipeline run, streamed live.")

@@ -512,7 +512,11 @@ class TestVersions:
         assert reread["pipelineRun"]["pipelineVersion"] == 1
 
 
-def follow(settings: Settings, key: str, pipeline_id: str, gate: threading.Event) -> list[dict[str, Any]]:
+def follow(
+    settings: Settings, key: str, pipeline_id: str, gate: threading.Event, *, after_step: str | None = None
+) -> list[dict[str, Any]]:
+    """Every event of an async run of the pipeline, subscribed as soon as its id is known or,
+    with ``after_step``, only once that step has succeeded (a late subscriber)."""
     with (
         TestClient(create_app(settings)) as client,
         client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws,
@@ -523,6 +527,15 @@ def follow(settings: Settings, key: str, pipeline_id: str, gate: threading.Event
         )
         run = payload["invokePipeline"]["pipelineRun"]
         assert run["status"] == "RUNNING", payload
+        for _ in range(600):
+            if after_step is None:
+                break
+            steps = post(client, key, PIPELINE_RUN, {"id": run["id"]})["pipelineRun"]["steps"]
+            if any(step["name"] == after_step and step["status"] == "SUCCEEDED" for step in steps):
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(f"step {after_step} did not succeed")
         ws.send_json({"id": "p", "type": "subscribe", "payload": {"query": EVENTS, "variables": {"id": run["id"]}}})
         wait_for_subscribers(client, pipeline_run_topic(run["id"]))
         gate.set()
@@ -564,3 +577,28 @@ class TestPipelineRunEvents:
         assert events[-1]["pipelineRun"]["output"] == {"email": "done"}
         started = [event for event in events if event["kind"] == "STEP_STARTED"]
         assert all(event["run"] is not None for event in started)
+
+    async def test_a_late_subscriber_learns_the_steps_already_run_once_each(
+        self, world: World, settings: Settings, openai_server: OpenAIServer, admin_key: str
+    ) -> None:
+        pipeline = await created(world.gql, world.space_id, two_steps(world))
+        gate = threading.Event()
+        world.extract_model.push(final('{"order": "A-7"}'))
+        world.draft_model.push(final('{"email": "done"}').held_until(gate))
+
+        events = await asyncio.to_thread(
+            follow, runtime_settings(settings, openai_server), admin_key, pipeline["id"], gate, after_step="extract"
+        )
+
+        kinds = [(event["kind"], event["step"]) for event in events if event["kind"] != "RUN_EVENT"]
+        assert kinds == [
+            ("STARTED", None),
+            ("STEP_STARTED", "extract"),
+            ("STEP_FINISHED", "extract"),
+            ("STEP_STARTED", "draft"),
+            ("STEP_FINISHED", "draft"),
+            ("FINISHED", None),
+        ]
+        extract_started = events[1]
+        assert extract_started["run"] is not None and extract_started["run"]["id"].startswith("run_")
+        assert extract_started["at"] < events[2]["at"] <= events[3]["at"]
