@@ -184,6 +184,10 @@ def _strip_latin_diacritics(text: str) -> str:
     if text.isascii():
         return text
     decomposed = unicodedata.normalize("NFD", text)
+    if not any(map(unicodedata.combining, decomposed)):
+        # No mark at all (Chinese, most text): the same answer without a step per character
+        # in Python, which took most of the matching of a long mixed request.
+        return unicodedata.normalize("NFC", decomposed)
     kept: list[str] = []
     previous = ""
     for char in decomposed:

@@ -56,6 +56,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
@@ -422,21 +423,45 @@ def cjk_trigrams(text: str) -> list[str]:
     return grams
 
 
+@lru_cache(maxsize=4096)
+def _cached_word(word: str) -> tuple[tuple[str, ...], str | None, bool, bool, bool]:
+    stripped = word.strip(_PUNCTUATION)
+    spaced = stripped.isascii()
+    return (
+        tuple(query_tokens(stripped)),
+        # How the request wrote the word (for reasons); None: the term itself.
+        stripped.casefold() if spaced else None,
+        # A name: carries digits, or capitalised mid-sentence (ASCII words only).
+        spaced and any(character.isdigit() for character in stripped),
+        spaced and stripped[:1].isupper(),
+        # "Dr." or "Mrs." end no sentence.
+        word.endswith(("!", "?", ":")) or (word.endswith(".") and len(stripped) > 3),
+    )
+
+
+def _word(word: str) -> tuple[tuple[str, ...], str | None, bool, bool, bool]:
+    """What :func:`request_terms` reads of one whitespace-separated word. Words repeat within a
+    request and across requests, so short ones are cached (a 4,000-character request is some
+    600 words; reading each afresh was most of its matching)."""
+    return _cached_word(word) if len(word) <= MAX_CACHED_WORD else _cached_word.__wrapped__(word)
+
+
+#: Longer words (an unspaced Chinese run is one) are read afresh: the cache stays small.
+MAX_CACHED_WORD = 48
+
+
 def request_terms(text: str) -> RequestTerms:
     sequence = [term for term in query_token_sequence(text) if term not in FILLER and not term.isdigit()]
     surface: dict[str, str] = {}
     names: set[str] = set()
     sentence_start = True
     for word in text.split():
-        stripped = word.strip(_PUNCTUATION)
-        for term in query_tokens(stripped):
-            surface.setdefault(term, stripped.casefold() if stripped.isascii() else term)
-            if stripped.isascii() and (
-                any(character.isdigit() for character in stripped) or (stripped[:1].isupper() and not sentence_start)
-            ):
+        terms, written, digits, capitalised, ends_sentence = _word(word)
+        for term in terms:
+            surface.setdefault(term, written or term)
+            if digits or (capitalised and not sentence_start):
                 names.add(term)
-        # "Dr." or "Mrs." end no sentence.
-        sentence_start = word.endswith(("!", "?", ":")) or (word.endswith(".") and len(stripped) > 3)
+        sentence_start = ends_sentence
     spans = [span.group() for span in NEGATION.finditer(text)]
     negated = {term for span in spans for term in query_tokens(span)}
     kept = [term for term in sequence if term not in negated]
@@ -452,10 +477,23 @@ def request_terms(text: str) -> RequestTerms:
     )
 
 
-def _contains_run(terms: Sequence[str], run: Sequence[str]) -> bool:
+def _contains_run(terms: Sequence[str], run: Sequence[str], starts: dict[str, list[int]] | None = None) -> bool:
+    """``run`` appears in ``terms`` word for word. ``starts`` (term → its positions in ``terms``,
+    :func:`_positions`) tries only where the run's first word is: a long request against many
+    phrases compared a slice at every position (most of a 4,000-character request's matching)."""
     width = len(run)
+    if width == 0:
+        return False
     run = tuple(run)
-    return width > 0 and any(tuple(terms[index : index + width]) == run for index in range(len(terms) - width + 1))
+    where = starts.get(run[0], ()) if starts is not None else range(len(terms) - width + 1)
+    return any(tuple(terms[index : index + width]) == run for index in where)
+
+
+def _positions(terms: Sequence[str]) -> dict[str, list[int]]:
+    starts: dict[str, list[int]] = {}
+    for index, term in enumerate(terms):
+        starts.setdefault(term, []).append(index)
+    return starts
 
 
 @dataclass
@@ -615,9 +653,10 @@ class LexicalIndex:
                 evidence.boundary_weight += self.idf(term)
         term_set = set(terms.distinct)
         hinted = {index for term in term_set for index in self._hint_postings.get(term, ())}
+        starts = _positions(terms.sequence) if hinted else {}
         for index in hinted:
             for hint, hint_terms in self._prepared[index].hints:
-                if _contains_run(terms.sequence, hint_terms):
+                if _contains_run(terms.sequence, hint_terms, starts):
                     coverage = 1.0
                 else:
                     shared = len(set(hint_terms) & term_set)

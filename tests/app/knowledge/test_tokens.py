@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from app.knowledge.tokens import index_text, index_tokens, is_mostly_unspaced, jaccard, query_tokens, shingles
+from app.knowledge.tokens import (
+    index_text,
+    index_tokens,
+    is_mostly_unspaced,
+    jaccard,
+    normalise,
+    query_tokens,
+    shingles,
+)
 
 
 class TestSpacedScripts:
@@ -14,6 +22,14 @@ class TestSpacedScripts:
 
     def test_latin_accents_are_removed(self) -> None:
         assert index_tokens("Café naïve") == index_tokens("cafe naive")
+
+    def test_only_accents_on_latin_letters_are_removed(self) -> None:
+        # Composed or decomposed, stacked or not; a space carries a stray mark like a letter.
+        assert normalise("CAFÉ cafe\u0301 e\u0301\u0323x Ǖ") == "cafe cafe ex u"
+        # Marks on Greek, Cyrillic, Hebrew or kana stay (composed again).
+        assert normalise("ά й שָׁ が") == "ά й שָׁ が"
+        assert normalise("\u0301a") == "\u0301a"  # a mark with nothing before it stays
+        assert normalise("数据库 SQLite") == "数据库 sqlite"
 
     def test_punctuation_and_underscores_separate_tokens(self) -> None:
         assert index_tokens("hello_world, foo-bar/baz") == ["hello", "world", "foo", "bar", "baz"]

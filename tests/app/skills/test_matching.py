@@ -161,6 +161,40 @@ class TestLexical:
         )
 
 
+class TestLongRequests:
+    """A request of the longest length allowed (4,000 characters) is read whole, as a short one."""
+
+    FILLER = "请帮我看看这个订单 and check the delivery status of the parcel please. " * 60
+
+    def test_a_hint_at_the_very_end_of_a_long_request_is_found_word_for_word(self) -> None:
+        query = (self.FILLER + "帮我写一封邮件")[-4000:]
+        found = evidence(query)["sk_email"]
+        assert found.hint == "帮我写一封邮件" and found.hint_coverage == 1.0
+        english = self.FILLER[:3900] + " then write meeting notes"
+        assert evidence(english)["sk_meeting"].hint == "meeting notes"
+
+    def test_a_phrase_split_across_a_long_request_is_no_phrase(self) -> None:
+        query = "meeting " + self.FILLER[:3000] + " notes"
+        assert evidence(query)["sk_meeting"].hint_coverage < 1.0
+
+    def test_repeated_words_are_read_alike_wherever_they_stand(self) -> None:
+        once = request_terms("Send it to Visa today. Visa asked.")
+        assert "visa" in once.names  # capitalised mid-sentence
+        # The same word at the start of a sentence only: no name, however often it was read before.
+        assert "visa" not in request_terms("Visa asked. " * 300).names
+        assert "visa" in request_terms("Visa asked. " * 300 + "Ask Visa.").names
+        long = request_terms("Draft an email to Ms. Wong about order 4471. " * 80)
+        short = request_terms("Draft an email to Ms. Wong about order 4471.")
+        assert (long.distinct, long.names, long.surface) == (short.distinct, short.names, short.surface)
+        assert len(long.sequence) == 80 * len(short.sequence)
+
+    async def test_the_catalogue_answers_a_long_request_as_its_meaningful_part(self) -> None:
+        documents = catalogue()
+        short = await SkillMatcher().match(documents, "I want a refund for this purchase", top_k=3)
+        padded = await SkillMatcher().match(documents, "I want a refund for this purchase. " * 110, top_k=3)
+        assert [match.skill_id for match in padded] == [match.skill_id for match in short] == ["refund-request"]
+
+
 class TestDecision:
     async def test_a_clear_request_passes_the_gate_and_says_why(self) -> None:
         matches = await SkillMatcher().match(
