@@ -55,6 +55,8 @@ class TestJsonDepth:
             (b'{"a": ["\\\\\\"]]]", [[]]]}', 4),
             (b"[" * 1000 + b"]" * 1000, 1000),
             (b'{"a": "' + b"[" * 100_000 + b'"}', 1),
+            # More quotes than the splitting path takes: the strings are marked instead.
+            (b'{"a": [' + b'"[{",' * 250_000 + b'[{"a": "]"}]]}', 4),
         ],
     )
     def test_escapes_and_brackets_inside_strings(self, raw: bytes, depth: int) -> None:
