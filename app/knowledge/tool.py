@@ -41,7 +41,7 @@ class SearchKnowledgeTool:
         top_k = int(arguments.get("topK") or DEFAULT_TOP_K)
         requested = arguments.get("knowledgeBaseIds")
         kb_ids = await self._knowledge_bases(invocation, None if requested is None else [str(kb) for kb in requested])
-        outcome = await self.search.search(kb_ids, query, top_k)
+        outcome = await self.search.search(kb_ids, query, top_k, documents_first=True)
         return result_data(query, outcome)
 
     async def _knowledge_bases(self, invocation: Invocation, requested: list[str] | None) -> list[str]:

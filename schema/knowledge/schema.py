@@ -109,7 +109,12 @@ class DocumentPayload:
 
 @strawberry.type
 class KnowledgeSearchQuery:
-    @strawberry.field(description="Passages of the space's knowledge bases that match the query, best first.")
+    @strawberry.field(
+        description=(
+            "Passages of the space's knowledge bases that match the query: the best passage of each document "
+            "first (best first), then further passages of those documents (best first)."
+        )
+    )
     async def search_knowledge(
         self,
         info: Info,
@@ -131,7 +136,7 @@ class KnowledgeSearchQuery:
             kbs = await service.searchable_knowledge_bases(session, principal, str(space_id), requested)
         if not kbs or not query.strip():
             return []
-        outcome = await info.context.knowledge.search([kb.id for kb in kbs], query, limit)
+        outcome = await info.context.knowledge.search([kb.id for kb in kbs], query, limit, documents_first=True)
         if outcome.failures:
             # A list cannot say "partial": fail loudly rather than return silently fewer passages.
             raise RuntimeError(f"knowledge search failed in {sorted(outcome.failures)}: {outcome.failures}")

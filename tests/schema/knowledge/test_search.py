@@ -66,6 +66,31 @@ class TestSearchKnowledge:
         assert [hit["document"]["title"] for hit in only_second] == ["Second"]
         assert await search(gql, alpha.id, "widget", knowledgeBaseIds=[]) == []
 
+    async def test_each_documents_best_passage_comes_before_further_passages(
+        self, gql: GraphQLClient, keys: Keys
+    ) -> None:
+        alpha = await keys.space("alpha")
+        kb_id = await create_kb(gql, alpha.id)
+        manual = "\n\n".join(
+            f"## Widget {part}\n\nWidget {part}: the widget's {part}." for part in ("care", "fit", "use")
+        )
+        await add_document(gql, kb_id, "Manual", f"# Manual\n\n{manual}")
+        filler = "The office kitchen has coffee, tea and a fridge that is cleaned on Fridays. " * 3
+        await add_document(gql, kb_id, "Kitchen", f"{filler}Keep the widget away from the sink.")
+        await add_document(gql, kb_id, "Parking", f"{filler.replace('kitchen', 'car park')}A widget opens the gate.")
+
+        three = await search(gql, alpha.id, "widget", topK=3)
+        five = await search(gql, alpha.id, "widget", topK=5)
+
+        # Score order would be the manual's three passages: they hold the word more often.
+        assert [hit["document"]["title"] for hit in three][0] == "Manual"
+        assert sorted(hit["document"]["title"] for hit in three) == ["Kitchen", "Manual", "Parking"]
+        assert [hit["document"]["title"] for hit in five][3:] == ["Manual", "Manual"]
+        assert len({hit["chunkIndex"] for hit in five if hit["document"]["title"] == "Manual"}) == 3
+        # Each group is best first.
+        assert three[1]["score"] >= three[2]["score"] and five[3]["score"] >= five[4]["score"]
+        assert five[3]["score"] > three[1]["score"]  # a further passage of the manual outscores the others
+
     @pytest.mark.parametrize("top_k", [0, 51, -1])
     async def test_top_k_out_of_range_is_a_client_error(self, gql: GraphQLClient, keys: Keys, top_k: int) -> None:
         alpha = await keys.space("alpha")
