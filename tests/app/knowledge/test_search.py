@@ -314,6 +314,30 @@ class TestHybrid:
         assert outcome.vector_error is not None and "endpoint down" in outcome.vector_error
 
 
+class TestDocumentsFirst:
+    async def test_each_documents_best_passage_before_any_further_one(self, session_factory: SessionFactory) -> None:
+        space = await make_space(session_factory, "alpha")
+        kb = await make_kb(session_factory, space.id)
+        manual = "\n\n".join(f"## Widget {part}\n\nWidget {part}: the widget's {part}." for part in ("care", "fit"))
+        await add_document(session_factory, kb.id, "Manual", f"# Manual\n\n{manual}")
+        await add_document(session_factory, kb.id, "Kitchen", "Coffee, tea and a fridge. " * 4 + "A widget.")
+        search = KnowledgeSearch(session_factory)
+
+        by_score = (await search.search([kb.id], "widget", 3)).hits
+        by_document = (await search.search([kb.id], "widget", 3, documents_first=True)).hits
+        first_two = (await search.search([kb.id], "widget", 2, documents_first=True)).hits
+
+        assert [hit.title for hit in by_score] == ["Manual", "Manual", "Kitchen"]
+        assert [hit.title for hit in by_document] == ["Manual", "Kitchen", "Manual"]
+        assert [hit.chunk_id for hit in by_document] == [
+            by_score[0].chunk_id,
+            by_score[2].chunk_id,
+            by_score[1].chunk_id,
+        ]
+        assert [hit.score for hit in by_document] == [by_score[0].score, by_score[2].score, by_score[1].score]
+        assert [hit.title for hit in first_two] == ["Manual", "Kitchen"]
+
+
 class TestWarmUp:
     async def test_loads_the_model_once_before_any_search(self, session_factory: SessionFactory) -> None:
         embedder = ConceptEmbedder()

@@ -83,7 +83,7 @@ class TestSearchKnowledge:
         five = await search(gql, alpha.id, "widget", topK=5)
 
         # Score order would be the manual's three passages: they hold the word more often.
-        assert [hit["document"]["title"] for hit in three][0] == "Manual"
+        assert three[0]["document"]["title"] == "Manual"
         assert sorted(hit["document"]["title"] for hit in three) == ["Kitchen", "Manual", "Parking"]
         assert [hit["document"]["title"] for hit in five][3:] == ["Manual", "Manual"]
         assert len({hit["chunkIndex"] for hit in five if hit["document"]["title"] == "Manual"}) == 3
