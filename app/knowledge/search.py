@@ -251,6 +251,7 @@ class KnowledgeSearch:
         hits: list[SearchHit] = []
         kept_shingles: list[frozenset[str]] = []
         kept_texts: set[str] = set()
+        documents: set[str] = set()
         for chunk_id, score, lexical_rank, vector_rank in window:
             if chunk_id not in rows:
                 continue  # deleted since it was found
@@ -276,7 +277,9 @@ class KnowledgeSearch:
                     vector_rank=vector_rank,
                 )
             )
-            if len(hits) == top_k and not documents_first:
+            documents.add(document.id)
+            # Documents first: done once top_k documents have a passage (their best comes first).
+            if len(documents if documents_first else hits) == top_k:
                 break
         return _documents_first(hits, top_k) if documents_first else hits
 
