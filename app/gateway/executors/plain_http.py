@@ -1,5 +1,5 @@
-"""Keep-alive HTTP/1.1 connections for the commonest CUSTOM call: a JSON POST to a plain
-``http://`` endpoint (a tool made with ``createTool``, no request mapping).
+"""Keep-alive HTTP/1.1 connections for the commonest CUSTOM call: a POST to a plain
+``http://`` endpoint without query parameters (every tool made with ``createTool``).
 
 httpx's way through a call (its request and response models, the connection pool that
 scans every connection to assign a request and again to release it, h11 writing the head
@@ -11,8 +11,8 @@ What stays the same as on httpx's way: every connection goes through the egress 
 to the address it was checked at (:func:`app.egress.connect_checked`); redirects are
 answers, not followed; the answer is capped at ``max_bytes`` as it arrives (the declared
 length first); a gzip or deflate body is decoded, within the same cap. Anything else —
-``https``, a request mapping, a header that is not a plain header value — is not taken
-here (:class:`NotPlainError`) and goes the httpx way.
+``https``, another method, query parameters, a header that is not a plain header value or
+that this client writes itself — is not taken here and goes the httpx way.
 
 An idle connection the server has closed is seen before it is used (the loop has read its
 end already) and replaced. A request is never sent twice: one that meets a connection
