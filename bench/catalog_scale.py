@@ -719,6 +719,11 @@ async def measure_listing(backend: str, database_url: str, tools: int, rounds: i
     cpu: dict[str, list[float]] = {name: [] for name in LISTING_VARIANTS}
     try:
         async with (
+            # Started as a server starts them (httpx.ASGITransport runs no lifespan): the services,
+            # and the garbage collector's freeze of what start-up made (app.main.freeze_startup_objects)
+            # without which a full collection walks every module and the schema during the listings.
+            app.router.lifespan_context(app),
+            app_plain.router.lifespan_context(app_plain),
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench") as client,
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app_plain), base_url="http://bench") as plain,
         ):

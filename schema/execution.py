@@ -21,6 +21,7 @@ With field middleware (a schema extension implementing ``resolve``) nothing is s
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from graphql import (
@@ -28,6 +29,7 @@ from graphql import (
     FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLBoolean,
+    GraphQLEnumType,
     GraphQLID,
     GraphQLInt,
     GraphQLLeafType,
@@ -42,6 +44,7 @@ from graphql import (
 )
 from graphql.pyutils import Path, Undefined, gather_with_cancel
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.types.base import StrawberryObjectDefinition
 from strawberry.types.field import StrawberryField
 
 #: Strawberry's back-reference from a graphql-core field to its StrawberryField.
@@ -144,20 +147,6 @@ _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 def _coerce_leaf(leaf: GraphQLLeafType) -> Callable[[Any], Any]:
     """graphql-core's output coercion, with the common exact types of the built-in scalars passed through."""
     coerce_output = leaf.coerce_output_value
-    if leaf is GraphQLString or leaf is GraphQLID:
-        exact: type = str
-    elif leaf is GraphQLBoolean:
-        exact = bool
-    elif leaf is GraphQLInt:
-
-        def coerce_int(value: Any) -> Any:
-            if type(value) is int and _INT_MIN <= value <= _INT_MAX:
-                return value
-            return coerce(value)
-
-        exact = int
-    else:
-        exact = type(None)  # never matches a value reaching here (None is handled before)
 
     def coerce(value: Any) -> Any:
         try:
@@ -167,7 +156,35 @@ def _coerce_leaf(leaf: GraphQLLeafType) -> Callable[[Any], Any]:
         return _SLOW if coerced is None or coerced is Undefined else coerced
 
     if leaf is GraphQLInt:
+
+        def coerce_int(value: Any) -> Any:
+            if type(value) is int and _INT_MIN <= value <= _INT_MAX:
+                return value
+            return coerce(value)
+
         return coerce_int
+    wrapped = getattr(leaf, "wrapped_cls", None)
+    if isinstance(leaf, GraphQLEnumType) and isinstance(wrapped, type):
+        # Strawberry's enums: resolvers return members of the Python enum; each member's name
+        # is a dict look-up instead of Strawberry's scan of the values.
+        names: dict[Any, str] = {}
+        for name, enum_value in leaf.values.items():
+            try:
+                names[wrapped(enum_value.value)] = name
+            except (ValueError, TypeError):
+                continue
+
+        def coerce_enum(value: Any) -> Any:
+            name = names.get(value) if type(value) is wrapped else None
+            return name if name is not None else coerce(value)
+
+        return coerce_enum
+    if leaf is GraphQLString or leaf is GraphQLID:
+        exact: type = str
+    elif leaf is GraphQLBoolean:
+        exact = bool
+    else:
+        return coerce
 
     def coerce_exact(value: Any) -> Any:
         return value if type(value) is exact else coerce(value)
@@ -175,48 +192,118 @@ def _coerce_leaf(leaf: GraphQLLeafType) -> Callable[[Any], Any]:
     return coerce_exact
 
 
-def _shortcut(field_def: Any, has_arguments: bool) -> tuple[str, Shortcut | None] | None:
-    """How to get one field without its resolver: ("plain", completer), ("precomputed", completer or None)."""
+@dataclass(frozen=True, slots=True)
+class _ObjectShape:
+    """A field of an object type, or a list of one, completed without the generic steps."""
+
+    field_type: GraphQLOutputType
+    object_type: GraphQLObjectType
+    is_nullable: bool
+    is_list: bool
+    item_type: GraphQLOutputType | None
+    is_item_nullable: bool
+    is_type_of: Callable[[Any, Any], Any] | None
+
+
+def _object_shape(field_type: GraphQLOutputType) -> _ObjectShape | None:
+    """The shape of an object-typed field, when its type check needs no resolve info; else None."""
+    is_nullable = not isinstance(field_type, GraphQLNonNull)
+    inner = field_type if is_nullable else field_type.of_type  # type: ignore[union-attr]
+    item_type: GraphQLOutputType | None = None
+    is_item_nullable = True
+    if isinstance(inner, GraphQLList):
+        item_type = inner.of_type
+        is_item_nullable = not isinstance(item_type, GraphQLNonNull)
+        inner = item_type if is_item_nullable else item_type.of_type  # type: ignore[union-attr]
+    if not isinstance(inner, GraphQLObjectType):
+        return None
+    if inner.is_type_of is not None:
+        # Only Strawberry's generated check (an isinstance test that ignores the info argument).
+        definition = (inner.extensions or {}).get("strawberry-definition")
+        if not isinstance(definition, StrawberryObjectDefinition) or definition.is_type_of is not None:
+            return None
+    return _ObjectShape(
+        field_type=field_type,
+        object_type=inner,
+        is_nullable=is_nullable,
+        is_list=item_type is not None,
+        item_type=item_type,
+        is_item_nullable=is_item_nullable,
+        is_type_of=inner.is_type_of,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """How one field of a selection set is obtained without its resolver."""
+
+    is_plain: bool  # read the attribute (else: the precomputed value, when there is one)
+    python_name: str
+    leaf: Shortcut | None
+    shape: _ObjectShape | None
+
+
+#: (id of a field definition, has arguments) → (the definition, kept alive so the id stays its
+#: own; its step). Steps depend on the schema only: made once, not per request (each request's
+#: closures would be garbage for the cycle collector).
+_STEPS: dict[tuple[int, bool], tuple[Any, _Step | None]] = {}
+_MAX_STEPS = 4_096
+
+
+def _shortcut(field_def: Any, has_arguments: bool) -> _Step | None:
+    """How to get one field without its resolver; None when it must take the ordinary path."""
+    cached = _STEPS.get((id(field_def), has_arguments))
+    if cached is not None and cached[0] is field_def:
+        return cached[1]
+    step = _make_step(field_def, has_arguments)
+    if len(_STEPS) >= _MAX_STEPS:
+        _STEPS.clear()
+    _STEPS[(id(field_def), has_arguments)] = (field_def, step)
+    return step
+
+
+def _make_step(field_def: Any, has_arguments: bool) -> _Step | None:
     strawberry_field = (field_def.extensions or {}).get(DEFINITION_KEY)
     if not isinstance(strawberry_field, StrawberryField) or has_arguments or field_def.args:
         return None
     if strawberry_field.extensions:
         return None
-    completer = _leaf_completer(field_def.type)
+    leaf = _leaf_completer(field_def.type)
+    shape = _object_shape(field_def.type) if leaf is None else None
     if strawberry_field.base_resolver is None:
-        if completer is None or not getattr(field_def.resolve, "_is_default", False):
+        if (leaf is None and shape is None) or not getattr(field_def.resolve, "_is_default", False):
             return None
-        return "plain", completer
-    return "precomputed", completer
+        return _Step(True, strawberry_field.python_name, leaf, shape)
+    return _Step(False, strawberry_field.python_name, leaf, shape)
 
 
 class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # id(grouped field set) → (the set, kept alive so the id stays its own; one step per field)
-        self._plans: dict[int, tuple[Any, list[tuple[str, str, Shortcut | None] | None] | None]] = {}
+        self._plans: dict[int, tuple[Any, list[_Step | None] | None]] = {}
         manager = self.middleware_manager
         self._is_shortcut_allowed = manager is None or not manager.middlewares
 
-    def _plan(
-        self, parent_type: GraphQLObjectType, grouped_field_set: Any
-    ) -> list[tuple[str, str, Shortcut | None] | None] | None:
+    def slice_due(self) -> bool:
+        """Whether a long list being completed should hand the loop back now (schema/fairness.py)."""
+        return False
+
+    async def next_slice(self) -> None:
+        """Hands the loop back; called when :meth:`slice_due` said so."""
+
+    def _plan(self, parent_type: GraphQLObjectType, grouped_field_set: Any) -> list[_Step | None] | None:
         cached = self._plans.get(id(grouped_field_set))
         if cached is not None:
             return cached[1]
-        steps: list[tuple[str, str, Shortcut | None] | None] = []
+        steps: list[_Step | None] = []
         for field_details_list in grouped_field_set.values():
             node = field_details_list[0].node
             field_def = self.schema.get_field(parent_type, node.name.value)
-            found = None
+            step = None
             if field_def is not None and self._is_shortcut_allowed:
-                found = _shortcut(field_def, bool(node.arguments) or bool(node.directives))
-            if found is None:
-                steps.append(None)
-                continue
-            strawberry_field = field_def.extensions[DEFINITION_KEY]  # type: ignore[union-attr]
-            kind, completer = found
-            steps.append((kind, strawberry_field.python_name, completer))
+                step = _shortcut(field_def, bool(node.arguments) or bool(node.directives))
+            steps.append(step)
         plan = steps if any(step is not None for step in steps) else None
         self._plans[id(grouped_field_set)] = (grouped_field_set, plan)
         return plan
@@ -239,19 +326,26 @@ class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
         try:
             for (response_name, field_details_list), step in zip(grouped_field_set.items(), plan, strict=True):
                 result: Any = _SLOW
-                if step is not None:
-                    kind, python_name, completer = step
-                    if kind == "plain":
-                        assert completer is not None
-                        result = completer(getattr(source_value, python_name))
-                        if result is not _SLOW:
-                            results[response_name] = result
-                            continue
-                    elif python_name in precomputed:
-                        value = precomputed[python_name]
-                        if completer is not None:
-                            result = completer(value)
-                        if result is _SLOW:
+                if step is not None and (step.is_plain or step.python_name in precomputed):
+                    if step.is_plain:
+                        try:
+                            value = getattr(source_value, step.python_name)
+                        except Exception:
+                            value = _SLOW  # the ordinary path raises it, located at this field
+                    else:
+                        value = precomputed[step.python_name]
+                    if value is not _SLOW:
+                        if step.leaf is not None:
+                            result = step.leaf(value)
+                        elif step.shape is not None:
+                            result = self._complete_shaped(
+                                step.shape,
+                                field_details_list,
+                                Path(path, response_name, parent_type.name),
+                                value,
+                                position_context,
+                            )
+                        if result is _SLOW and not step.is_plain:
                             result = self._complete_precomputed(
                                 parent_type,
                                 field_details_list,
@@ -289,6 +383,122 @@ class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
         awaited = await gather_with_cancel(*(results[field] for field in awaitable_fields))
         results.update(zip(awaitable_fields, awaited, strict=True))
         return results
+
+    def _complete_shaped(
+        self, shape: _ObjectShape, field_details_list: Any, path: Path, value: Any, position_context: Any
+    ) -> Any:
+        """An object (or a list of objects) completed by executing its sub-selection directly.
+
+        ``_SLOW`` before anything ran when the value is not what the shape expects (the ordinary
+        path then raises its own error); errors of the sub-fields are handled as the ordinary
+        path handles them, at this field or at a list item."""
+        if value is None:
+            return None if shape.is_nullable else _SLOW
+        is_type_of = shape.is_type_of
+        if shape.is_list:
+            if type(value) is not list and type(value) is not tuple:
+                return _SLOW
+            for item in value:
+                if item is None:
+                    if not shape.is_item_nullable:
+                        return _SLOW
+                elif is_type_of is not None and is_type_of(item, None) is not True:
+                    return _SLOW
+        elif is_type_of is not None and is_type_of(value, None) is not True:
+            return _SLOW
+        grouped_field_set, defer_usages, _forbidden = self.collect_subfields(shape.object_type, field_details_list)
+        if defer_usages:
+            return _SLOW
+        try:
+            if shape.is_list:
+                completed = self._complete_items(shape, field_details_list, path, value, grouped_field_set)
+            else:
+                completed = self.execute_collected_subfields(
+                    shape.object_type, value, path, grouped_field_set, defer_usages, position_context
+                )
+        except Exception as raw_error:
+            self.handle_field_error(raw_error, shape.field_type, field_details_list, path)
+            return None
+        if self.is_awaitable(completed):
+            return self._await_completed(completed, shape.field_type, field_details_list, path)
+        return completed
+
+    def _complete_items(
+        self, shape: _ObjectShape, field_details_list: Any, path: Path, items: Any, grouped_field_set: Any
+    ) -> Any:
+        """The items of a list of objects, in order; an awaitable if any item is, or a slice ran out."""
+        completed: list[Any] = []
+        awaitable_items: list[int] = []
+        try:
+            for index, item in enumerate(items):
+                if self.slice_due():
+                    return self._complete_items_later(
+                        shape, field_details_list, path, items, grouped_field_set, index, completed, awaitable_items
+                    )
+                completed.append(self._complete_item(shape, field_details_list, path, index, item, grouped_field_set))
+                if self.is_awaitable(completed[-1]):
+                    awaitable_items.append(index)
+        except Exception:
+            if awaitable_items:
+                self.settle_in_background([completed[index] for index in awaitable_items])
+            raise
+        if awaitable_items:
+            return self._await_items(shape, field_details_list, path, completed, awaitable_items)
+        return completed
+
+    async def _complete_items_later(
+        self,
+        shape: _ObjectShape,
+        field_details_list: Any,
+        path: Path,
+        items: Any,
+        grouped_field_set: Any,
+        start: int,
+        completed: list[Any],
+        awaitable_items: list[int],
+    ) -> list[Any]:
+        try:
+            for index in range(start, len(items)):
+                if self.slice_due():
+                    await self.next_slice()
+                completed.append(
+                    self._complete_item(shape, field_details_list, path, index, items[index], grouped_field_set)
+                )
+                if self.is_awaitable(completed[-1]):
+                    awaitable_items.append(index)
+        except Exception:
+            if awaitable_items:
+                self.settle_in_background([completed[index] for index in awaitable_items])
+            raise
+        if awaitable_items:
+            return await self._await_items(shape, field_details_list, path, completed, awaitable_items)
+        return completed
+
+    def _complete_item(
+        self, shape: _ObjectShape, field_details_list: Any, path: Path, index: int, item: Any, grouped_field_set: Any
+    ) -> Any:
+        if item is None:
+            return None
+        item_path = Path(path, index, None)
+        try:
+            completed = self.execute_fields(shape.object_type, item, item_path, grouped_field_set, None)
+        except Exception as raw_error:
+            assert shape.item_type is not None
+            self.handle_field_error(raw_error, shape.item_type, field_details_list, item_path)
+            return None
+        if self.is_awaitable(completed):
+            assert shape.item_type is not None
+            return self._await_completed(completed, shape.item_type, field_details_list, item_path)
+        return completed
+
+    async def _await_items(
+        self, shape: _ObjectShape, field_details_list: Any, path: Path, completed: list[Any], awaitable_items: list[int]
+    ) -> list[Any]:
+        # Each awaitable item handles its own error (_await_completed): a null item, or raised to the list.
+        awaited = await gather_with_cancel(*(completed[index] for index in awaitable_items))
+        for index, value in zip(awaitable_items, awaited, strict=True):
+            completed[index] = value
+        return completed
 
     def _complete_precomputed(
         self, parent_type: GraphQLObjectType, field_details_list: Any, path: Path, value: Any, position_context: Any

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 import strawberry
 from strawberry.scalars import JSON
@@ -184,42 +183,48 @@ class Tool(Node):
 
 async def precompute_page_fields(info: Info, tools: Sequence[Tool]) -> None:
     """A page's ``isGlobal``, ``boundSpaces``, ``mcpServer`` and ``viewerCanManage``, when selected:
-    one query per kind for the whole page, and no resolver call per tool (schema/execution.py)."""
+    read in one session (at most three statements for the whole page), and no resolver call per
+    tool (schema/execution.py)."""
     wanted = selected_node_fields(info)
     if not tools or not wanted & PAGE_FIELDS:
         return
-    loaders = info.context.loaders
     principal = info.context.principal
     tool_ids = [tool.row.tool_id for tool in tools]
     server_ids = sorted({tool.row.mcp_server_id for tool in tools if tool.row.mcp_server_id is not None})
     needs_bindings = bool(wanted & {"isGlobal", "boundSpaces"})
-    needs_server_bindings = "isGlobal" in wanted or ("mcpServer" in wanted and not principal.is_admin)
-    tool_spaces, server_spaces, servers = await asyncio.gather(
-        loaders.space_ids_by_tool_id.load_many(tool_ids) if needs_bindings else _nothing(),
-        loaders.space_ids_by_mcp_server_id.load_many(server_ids) if needs_server_bindings else _nothing(),
-        loaders.mcp_server_by_id.load_many(server_ids) if "mcpServer" in wanted else _nothing(),
-    )
-    spaces_by_tool = dict(zip(tool_ids, tool_spaces, strict=True)) if needs_bindings else {}
-    spaces_by_server = dict(zip(server_ids, server_spaces, strict=True)) if needs_server_bindings else {}
+    if needs_bindings or "mcpServer" in wanted:
+        async with info.context.session() as session:
+            links = await repository.page_links(
+                session,
+                tool_ids if needs_bindings else [],
+                server_ids,
+                with_spaces="boundSpaces" in wanted,
+                with_server_bindings="isGlobal" in wanted or ("mcpServer" in wanted and not principal.is_admin),
+                with_servers="mcpServer" in wanted,
+            )
     if "boundSpaces" in wanted:
-        from schema.spaces.types import spaces_for
+        from schema.spaces.types import Space
 
-        readable = sorted({space_id for space_ids in spaces_by_tool.values() for space_id in space_ids})
-        by_id = {space.id: space for space in await spaces_for(info, readable)}
+        # The spaces the caller may read, each made once for the page.
+        shown_spaces = {
+            space_id: Space.from_row(row)
+            for space_id, row in links.spaces.items()
+            if principal.can_read_space(space_id)
+        }
         for tool in tools:
-            bound = [by_id[space_id] for space_id in spaces_by_tool[tool.row.tool_id] if space_id in by_id]
-            precompute(tool, "bound_spaces", bound)
+            bound = links.tool_spaces.get(tool.row.tool_id, ())
+            precompute(tool, "bound_spaces", [shown_spaces[space_id] for space_id in bound if space_id in shown_spaces])
     if "isGlobal" in wanted:
         for tool in tools:
             server_id = tool.row.mcp_server_id
-            is_global = not spaces_by_tool[tool.row.tool_id] and (server_id is None or not spaces_by_server[server_id])
+            is_global = not links.tool_spaces.get(tool.row.tool_id) and (
+                server_id is None or not links.server_spaces.get(server_id)
+            )
             precompute(tool, "is_global", is_global)
     if "mcpServer" in wanted:
         shown: dict[str, McpServer] = {}
-        for server in servers:
-            if server is None:
-                continue
-            bound = spaces_by_server.get(server.id, [])
+        for server in links.servers.values():
+            bound = links.server_spaces.get(server.id, [])
             if principal.is_admin or not bound or principal.space_id in bound:
                 shown[server.id] = McpServer.from_row(server)
         for tool in tools:
@@ -231,10 +236,6 @@ async def precompute_page_fields(info: Info, tools: Sequence[Tool]) -> None:
 
 
 PAGE_FIELDS = frozenset({"isGlobal", "boundSpaces", "mcpServer", "viewerCanManage"})
-
-
-async def _nothing() -> list[Any]:
-    return []
 
 
 async def tool_connection(

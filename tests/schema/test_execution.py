@@ -43,6 +43,10 @@ class Item:
     payload: JSON
     when: datetime
     must: str  # set to None in some tests: a non-null field with a null value
+    child: Child
+    maybe_child: Child | None
+    kids: list[Child]
+    maybe_kids: list[Child | None] | None
 
     @strawberry.field
     def shouted(self) -> str:
@@ -53,6 +57,11 @@ class Item:
     async def children(self) -> list[Child]:
         CALLS.append("children")
         return [Child(id=strawberry.ID(f"{self.id}-c{number}"), name=f"child {number}") for number in range(2)]
+
+    @strawberry.field
+    async def best(self) -> Child | None:
+        CALLS.append("best")
+        return Child(id=strawberry.ID(f"{self.id}-best"), name="best")
 
     @strawberry.field
     def echo(self, text: str) -> str:
@@ -73,6 +82,10 @@ def make_item(number: int, **overrides: Any) -> Item:
         "payload": JSON({"number": number, "nested": [1, 2.5, None, "x"], "big": 10**30}),
         "when": datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
         "must": "here",
+        "child": Child(id=strawberry.ID(f"c{number}"), name=f"child of {number}"),
+        "maybe_child": None if number % 2 else Child(id=strawberry.ID(f"m{number}"), name="maybe"),
+        "kids": [Child(id=strawberry.ID(f"k{number}-{kid}"), name=f"kid {kid}") for kid in range(3)],
+        "maybe_kids": None if number % 3 == 0 else [Child(id=strawberry.ID("mk"), name="mk"), None],
     }
     values.update(overrides)
     return Item(**values)
@@ -101,7 +114,9 @@ FAST_WITH_MIDDLEWARE = strawberry.Schema(
 
 EVERYTHING = """
 { items { id name count ratio flag colour tags colours maybe payload when must shouted
-          again: name children { id name } echo(text: "hi") } }
+          again: name children { id name } echo(text: "hi")
+          child { id name } maybeChild { id name } kids { id name } maybeKids { id name }
+          kidNames: kids { name } best { id name } } }
 """
 
 
@@ -138,8 +153,16 @@ async def test_every_field_kind_answers_as_the_ordinary_path() -> None:
         "again",
         "children",
         "echo",
+        "child",
+        "maybeChild",
+        "kids",
+        "maybeKids",
+        "kidNames",
+        "best",
     ]
     assert first["colour"] == "BLUE" and first["payload"]["big"] == 10**30
+    assert first["kids"][2] == {"id": "k0-2", "name": "kid 2"} and first["kidNames"][1] == {"name": "kid 1"}
+    assert fast.data["items"][1]["maybeChild"] is None and first["maybeKids"] is None
 
 
 async def test_values_that_do_not_complete_raise_the_same_errors() -> None:
@@ -149,12 +172,23 @@ async def test_values_that_do_not_complete_raise_the_same_errors() -> None:
         make_item(3, tags=["ok", None]),  # null item in [String!]!
         make_item(4, colour="not a colour"),
         make_item(5),
+        make_item(7, child=None),  # null in a non-null object field
+        make_item(8, kids=[Child(id=strawberry.ID("k"), name="k"), None]),  # null item in [Child!]!
+        make_item(9, kids=["not a child"]),  # a value of another type
+        make_item(10, child=Child(id=strawberry.ID("c"), name=None)),  # type: ignore[arg-type]  # null deep inside
+        make_item(11, maybe_child=Child(id=strawberry.ID("c"), name=None)),  # type: ignore[arg-type]  # nulls maybeChild
+        make_item(12, maybe_kids=[Child(id=strawberry.ID("c"), name=None), None]),  # type: ignore[list-item]
+        make_item(13, maybe_child="not a child"),
     ]
     for item in bad:
         fast, plain = await both(EVERYTHING, [item, make_item(6)])
         assert as_comparable(fast) == as_comparable(plain)
-    fast, _ = await both(EVERYTHING, bad)
+    fast, _ = await both(EVERYTHING, bad[:5])
     assert fast.errors and len(fast.errors) == 1  # the first error nulls the whole non-null list
+    fast, plain = await both(EVERYTHING, [make_item(11, maybe_child=Child(id=strawberry.ID("c"), name=None))])  # type: ignore[arg-type]
+    assert as_comparable(fast) == as_comparable(plain)
+    assert fast.data is not None and fast.data["items"][0]["maybeChild"] is None
+    assert [error.path for error in fast.errors or []] == [["items", 0, "maybeChild", "name"]]
 
 
 async def test_a_precomputed_value_replaces_the_resolver() -> None:
@@ -162,6 +196,7 @@ async def test_a_precomputed_value_replaces_the_resolver() -> None:
     for item in items:
         precompute(item, "shouted", f"PRE {item.name}")
         precompute(item, "children", [Child(id=strawberry.ID("pre"), name="precomputed")])
+        precompute(item, "best", None)
     CALLS.clear()
     ITEMS[:] = items
     fast = await FAST.execute(EVERYTHING)
@@ -169,6 +204,7 @@ async def test_a_precomputed_value_replaces_the_resolver() -> None:
     assert CALLS == []
     assert fast.data["items"][1]["shouted"] == "PRE item 1"
     assert fast.data["items"][1]["children"] == [{"id": "pre", "name": "precomputed"}]
+    assert fast.data["items"][1]["best"] is None
     # The ordinary path ignores what was precomputed: it always asks the resolver.
     plain = await PLAIN.execute(EVERYTHING)
     assert plain.data is not None and plain.data["items"][1]["shouted"] == "ITEM 1"

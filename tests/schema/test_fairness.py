@@ -19,7 +19,20 @@ ITEMS = 1_000
 
 
 @strawberry.type
+class Row:
+    number: int
+
+
+@strawberry.type
+class Table:
+    rows: list[Row]  # a plain field: completed in place by the executor (schema/execution.py)
+
+
+@strawberry.type
 class Numbers:
+    @strawberry.field
+    def table(self) -> Table:
+        return Table(rows=[Row(number=number) for number in range(ITEMS)])
     @strawberry.field
     def numbers(self) -> list[int]:
         return list(range(ITEMS))
@@ -60,6 +73,16 @@ class TestTimeSlices:
 
         assert result.errors is None  # type: ignore[attr-defined]
         assert result.data == {"numbers": list(range(ITEMS))}  # type: ignore[attr-defined]
+        assert ticks >= ITEMS - 1
+
+    async def test_a_long_list_of_objects_read_in_place_is_sliced_too(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(fairness, "SLICE_S", 0.0)
+        sliced = strawberry.Schema(query=Numbers, execution_context_class=TimeSlicedExecutor)
+
+        result, ticks = await _ticks_while(sliced.execute("{ table { rows { number } } }"))
+
+        assert result.errors is None  # type: ignore[attr-defined]
+        assert result.data == {"table": {"rows": [{"number": number} for number in range(ITEMS)]}}  # type: ignore[attr-defined]
         assert ticks >= ITEMS - 1
 
     async def test_without_slices_the_same_list_holds_the_loop(self) -> None:
