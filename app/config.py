@@ -93,6 +93,9 @@ class Settings(BaseSettings):
     # catalog commit (on other replicas through the event bus); this bounds an entry's
     # life when a change is not heard of (a CLI process beside a server without Redis).
     catalog_cache_ttl_s: float = 5.0
+    # Answers of catalog listings (pages of tools with their catalog fields), kept per API key
+    # until the next catalog change or catalog_cache_ttl_s (schema/listing_cache.py); 0 turns it off.
+    listing_cache_mb: float = 32.0
     # Quiver's MCP endpoints (/mcp/spaces/{id}, /mcp/agents/{id}): tools and prompts per list page.
     mcp_page_size: int = 100
 

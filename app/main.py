@@ -580,6 +580,7 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
     app = QuiverApp(title="Quiver", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.services = services
     app.state.shared_streams = router.shared_streams
+    app.state.listing_cache = getattr(router.schema, "listing_cache", None)
     app.include_router(router)
     app.mount("/mcp", mcp_endpoint)
     # Inside the auth check: a request without a valid key is refused before its body is read.

@@ -83,6 +83,14 @@ def selected_node_fields(info: Any) -> set[str]:
     return names
 
 
+def selected_fields(info: Any) -> set[str]:
+    """Names of the fields selected on a field's value (fragments included, as above)."""
+    raw = info._raw_info
+    return {
+        field.name.value for field_node in raw.field_nodes for field in _fields(field_node.selection_set, raw.fragments)
+    }
+
+
 def _fields(selection_set: SelectionSetNode | None, fragments: dict[str, FragmentDefinitionNode]) -> list[FieldNode]:
     found: list[FieldNode] = []
     pending = [selection_set] if selection_set is not None else []

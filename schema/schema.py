@@ -33,6 +33,7 @@ from schema.knowledge.schema import (
     KnowledgeSearchQuery,
 )
 from schema.limits import CostCache, QueryCostLimiter, TextLimits, add_text_limits, shape_limit_rule
+from schema.listing_cache import ListingCache
 from schema.mcp.schema import McpMutation, McpQuery
 from schema.pipelines.schema import PipelinesMutation, PipelinesQuery, PipelinesSubscription
 from schema.reports.schema import ReportsQuery
@@ -96,6 +97,7 @@ SUBSCRIPTION_OVER_HTTP = (
 
 class QuiverSchema(strawberry.Schema):
     timeout_s: float | None = None
+    listing_cache: ListingCache | None = None
 
     async def _execute_once(
         self,
@@ -139,6 +141,27 @@ class QuiverSchema(strawberry.Schema):
             super().process_errors(unexpected, execution_context)
 
     async def execute(  # type: ignore[override]
+        self, query: str | None, variable_values: dict[str, Any] | None = None, **kwargs: Any
+    ) -> ExecutionResult:
+        """A catalog listing's answer comes from the listing cache when the catalog has not changed
+        since it was kept (schema/listing_cache.py); otherwise the query is executed."""
+        cache = self.listing_cache
+        if cache is None:
+            return await self._execute_in_time(query, variable_values, **kwargs)
+        viewer = getattr(kwargs.get("context_value"), "viewer", None)
+        key = cache.key(self._schema, query, kwargs.get("operation_name"), variable_values, viewer)
+        if key is None:
+            return await self._execute_in_time(query, variable_values, **kwargs)
+        data = cache.get(key)
+        if data is not None:
+            return ExecutionResult(data=data, errors=None)
+        generation = cache.feed.generation  # before reading: a change meanwhile makes the answer unkept
+        result = await self._execute_in_time(query, variable_values, **kwargs)
+        if result.data is not None and not result.errors and not result.extensions:
+            cache.put(key, result.data, generation)
+        return result
+
+    async def _execute_in_time(
         self, query: str | None, variable_values: dict[str, Any] | None = None, **kwargs: Any
     ) -> ExecutionResult:
         """Queries get a deadline (``graphql_timeout_s``); mutations are bounded by their tools' and models' own."""
@@ -207,6 +230,8 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         ],
     )
     schema.timeout_s = settings.graphql_timeout_s
+    if settings.listing_cache_mb > 0:
+        schema.listing_cache = ListingCache(int(settings.listing_cache_mb * 2**20), settings.catalog_cache_ttl_s)
     return schema
 
 

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Annotated
 
 import strawberry
+from sqlalchemy.ext.asyncio import AsyncSession
 from strawberry.scalars import JSON
 
 from app.tools import repository
@@ -15,10 +16,10 @@ from app.tools.service import may_manage_tool
 from schema import visibility
 from schema.context import Info
 from schema.enums import ApprovalPolicy, AuthType, Role, SideEffect, Status, ToolType
-from schema.execution import precompute, selected_node_fields
+from schema.execution import precompute, selected_fields, selected_node_fields
 from schema.mcp.types import McpServer
 from schema.node import Node
-from schema.pagination import Connection, paginate
+from schema.pagination import Connection, make_connection, page_request
 from schema.refs import SpaceRef
 
 
@@ -181,9 +182,9 @@ class Tool(Node):
         )
 
 
-async def precompute_page_fields(info: Info, tools: Sequence[Tool]) -> None:
+async def precompute_page_fields(info: Info, tools: Sequence[Tool], session: AsyncSession) -> None:
     """A page's ``isGlobal``, ``boundSpaces``, ``mcpServer`` and ``viewerCanManage``, when selected:
-    read in one session (at most three statements for the whole page), and no resolver call per
+    read in ``session`` (at most three statements for the whole page), and no resolver call per
     tool (schema/execution.py)."""
     wanted = selected_node_fields(info)
     if not tools or not wanted & PAGE_FIELDS:
@@ -192,16 +193,14 @@ async def precompute_page_fields(info: Info, tools: Sequence[Tool]) -> None:
     tool_ids = [tool.row.tool_id for tool in tools]
     server_ids = sorted({tool.row.mcp_server_id for tool in tools if tool.row.mcp_server_id is not None})
     needs_bindings = bool(wanted & {"isGlobal", "boundSpaces"})
-    if needs_bindings or "mcpServer" in wanted:
-        async with info.context.session() as session:
-            links = await repository.page_links(
-                session,
-                tool_ids if needs_bindings else [],
-                server_ids,
-                with_spaces="boundSpaces" in wanted,
-                with_server_bindings="isGlobal" in wanted or ("mcpServer" in wanted and not principal.is_admin),
-                with_servers="mcpServer" in wanted,
-            )
+    links = await repository.page_links(
+        session,
+        tool_ids if needs_bindings else [],
+        server_ids,
+        with_spaces="boundSpaces" in wanted,
+        with_server_bindings="isGlobal" in wanted or ("mcpServer" in wanted and not principal.is_admin),
+        with_servers="mcpServer" in wanted,
+    )
     if "boundSpaces" in wanted:
         from schema.spaces.types import Space
 
@@ -247,17 +246,26 @@ async def tool_connection(
     *,
     include_inactive: bool,
 ) -> Connection[Tool]:
-    """One page of the tools visible in ``space_id`` (every tool when None)."""
-    connection = await paginate(
-        info,
-        first,
-        after,
-        lambda session, request: repository.list_tools(
-            session, space_id, request, tool_filter, include_inactive=include_inactive
-        ),
-        lambda session: repository.count_tools(session, space_id, tool_filter, include_inactive=include_inactive),
-        Tool.from_row,
-        lambda row: row.tool_id,
-    )
-    await precompute_page_fields(info, [edge.node for edge in connection.edges])
-    return connection
+    """One page of the tools visible in ``space_id`` (every tool when None).
+
+    The page, its total (when ``totalCount`` is selected) and what its nodes link to are read in
+    one session: one connection checkout for the whole page instead of one per kind."""
+    request = page_request(first, after)
+    wants_total = "totalCount" in selected_fields(info)
+    async with info.context.session() as session:
+        page = await repository.list_tools(session, space_id, request, tool_filter, include_inactive=include_inactive)
+        total = (
+            await repository.count_tools(session, space_id, tool_filter, include_inactive=include_inactive)
+            if wants_total
+            else None
+        )
+        tools = [Tool.from_row(row) for row in page.items]
+        await precompute_page_fields(info, tools, session)
+
+    async def count() -> int:
+        if total is not None:
+            return total
+        async with info.context.session() as session:
+            return await repository.count_tools(session, space_id, tool_filter, include_inactive=include_inactive)
+
+    return make_connection(page, tools, [row.tool_id for row in page.items], count)

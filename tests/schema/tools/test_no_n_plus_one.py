@@ -183,7 +183,9 @@ class TestVisibleToolsStatementCount:
                 if re.search(rf"\bFROM {table}\b", statement) and "tool_definition" not in statement
             ]
 
-        assert len(reading("tool_space_binding")) == 1
+        bindings = reading("tool_space_binding")
+        assert len(bindings) == 1
+        assert re.search(r"\bJOIN space\b", bindings[0])  # the bound spaces come with the bindings
         assert len(reading("mcp_server_space_binding")) == 1
         assert len(reading("mcp_server")) == 1
-        assert len(reading("space")) == 2  # space(id) itself, then boundSpaces in one batch
+        assert len(reading("space")) == 1  # space(id) itself

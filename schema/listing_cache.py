@@ -1,0 +1,265 @@
+"""Answers of catalog listings, kept until the catalog changes.
+
+A query whose every selected field is read from the catalog tables (``app.changes.WATCHED_TABLES``)
+and the caller's key only — a page of ``tools``, of a space's ``visibleTools``, one ``tool``, with
+any of their catalog fields, not ``stats`` — answers the same until a catalog commit. Its answer
+(data without errors) is kept per caller and served again without executing it, until the
+catalog's generation moves (every catalog commit in this process; on other replicas through the
+change relay, ``app.changes.ChangeRelay``) or ``catalog_cache_ttl_s`` passes, whichever comes first.
+
+What the key holds, so that no answer ever reaches anyone else: the API key's id, its role and
+its space (everything ``Principal`` is), the document, the operation name and the variables.
+Nothing is shared between keys, even keys of the same space.
+
+Only fields listed in :data:`CACHEABLE` are looked at: a field added to a type later is not
+cached until it is listed here (and a field that reads anything else — ``Tool.stats`` reads the
+call log — must never be). A document with directives, interfaces or unions, or one that does
+not name its fields plainly, is executed as usual. The entries are bounded by their size
+(``QUIVER_LISTING_CACHE_MB``; 0 turns the cache off).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from typing import Any
+
+import orjson
+from graphql import (
+    DocumentNode,
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLSchema,
+    InlineFragmentNode,
+    OperationDefinitionNode,
+    OperationType,
+    SelectionSetNode,
+    parse,
+)
+from graphql.error import GraphQLError
+
+from app import jsoncodec
+from app.changes import FEED, ChangeFeed
+from app.principal import Principal
+
+_CONNECTION = frozenset({"edges", "pageInfo", "totalCount"})
+_TOOL_FIELDS = frozenset(
+    {
+        "id",
+        "name",
+        "label",
+        "description",
+        "inputSchema",
+        "outputSchema",
+        "type",
+        "status",
+        "endpoint",
+        "authType",
+        "sideEffect",
+        "timeoutMs",
+        "maxRetries",
+        "tags",
+        "group",
+        "allowedRoles",
+        "version",
+        "owner",
+        "createdAt",
+        "updatedAt",
+        "driftedAt",
+        "requestMapping",
+        "approval",
+        "mcpServer",
+        "boundSpaces",
+        "viewerCanManage",
+        "isGlobal",
+    }
+)
+
+#: Per type, the fields whose values come from the catalog tables and the caller's key only.
+CACHEABLE: dict[str, frozenset[str]] = {
+    "Query": frozenset({"tools", "tool", "space"}),
+    "ToolConnection": _CONNECTION,
+    "ToolEdge": frozenset({"cursor", "node"}),
+    "PageInfo": frozenset({"hasNextPage", "hasPreviousPage", "startCursor", "endCursor"}),
+    "Tool": _TOOL_FIELDS,
+    "Space": frozenset({"id", "name", "label", "isSystem", "createdAt", "visibleTools"}),
+    "McpServer": frozenset(
+        {
+            "id",
+            "name",
+            "url",
+            "command",
+            "transport",
+            "status",
+            "authType",
+            "lastSyncedAt",
+            "lastError",
+            "createdAt",
+            "boundSpaces",
+            "isGlobal",
+            "tools",
+        }
+    ),
+}
+
+#: Documents looked at (cacheable or not), by text; cleared when full.
+MAX_DOCUMENTS = 256
+#: Longest document looked at; longer ones are executed as usual.
+MAX_DOCUMENT_CHARS = 20_000
+#: The words a cacheable document must contain (a cheap test before parsing anything).
+_ROOT_WORDS = ("tools", "tool(", "tool (", "visibleTools")
+
+
+def _is_cacheable_document(schema: GraphQLSchema, document: DocumentNode, operation_name: str | None) -> bool:
+    operations = [node for node in document.definitions if isinstance(node, OperationDefinitionNode)]
+    if operation_name is not None:
+        operations = [node for node in operations if node.name is not None and node.name.value == operation_name]
+    if len(operations) != 1:
+        return False
+    operation = operations[0]
+    if operation.operation is not OperationType.QUERY or operation.directives or schema.query_type is None:
+        return False
+    if any(variable.directives for variable in operation.variable_definitions or ()):
+        return False
+    fragments = {node.name.value: node for node in document.definitions if isinstance(node, FragmentDefinitionNode)}
+    if any(fragment.directives for fragment in fragments.values()):
+        return False
+    return _selection_is_cacheable(schema.query_type, operation.selection_set, fragments, ())
+
+
+def _selection_is_cacheable(
+    parent: GraphQLObjectType,
+    selection_set: SelectionSetNode,
+    fragments: dict[str, FragmentDefinitionNode],
+    spreads: tuple[str, ...],
+) -> bool:
+    allowed = CACHEABLE.get(parent.name, frozenset())
+    for selection in selection_set.selections:
+        if selection.directives:
+            return False
+        if isinstance(selection, FieldNode):
+            name = selection.name.value
+            if name == "__typename":
+                continue
+            field = parent.fields.get(name)
+            if name not in allowed or field is None:
+                return False
+            field_type = field.type
+            while isinstance(field_type, GraphQLNonNull | GraphQLList):
+                field_type = field_type.of_type
+            if selection.selection_set is None:
+                continue
+            if not isinstance(field_type, GraphQLObjectType):
+                return False
+            if not _selection_is_cacheable(field_type, selection.selection_set, fragments, spreads):
+                return False
+        elif isinstance(selection, InlineFragmentNode):
+            condition = selection.type_condition
+            if condition is not None and condition.name.value != parent.name:
+                return False
+            if not _selection_is_cacheable(parent, selection.selection_set, fragments, spreads):
+                return False
+        elif isinstance(selection, FragmentSpreadNode):
+            name = selection.name.value
+            fragment = fragments.get(name)
+            if fragment is None or name in spreads or fragment.type_condition.name.value != parent.name:
+                return False
+            if not _selection_is_cacheable(parent, fragment.selection_set, fragments, (*spreads, name)):
+                return False
+        else:
+            return False
+    return True
+
+
+class ListingCache:
+    """Answers (``data`` dicts) of cacheable queries, per caller, for the current catalog generation."""
+
+    def __init__(self, max_bytes: int, ttl_s: float, *, feed: ChangeFeed = FEED) -> None:
+        self.max_bytes = max_bytes
+        self.ttl_s = ttl_s
+        self.feed = feed
+        self.hits = 0
+        self.misses = 0
+        self._documents: dict[tuple[str, str | None], bool] = {}
+        # key → (expires at, size in bytes, data); all of one generation (self._generation)
+        self._entries: OrderedDict[tuple[Any, ...], tuple[float, int, dict[str, Any]]] = OrderedDict()
+        self._generation = feed.generation
+        self._bytes = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.max_bytes > 0
+
+    def key(
+        self,
+        schema: GraphQLSchema,
+        query: str | None,
+        operation_name: str | None,
+        variables: dict[str, Any] | None,
+        principal: Principal | None,
+    ) -> tuple[Any, ...] | None:
+        """The entry's key when this request may be answered from the cache; None otherwise."""
+        if not self.enabled or principal is None or query is None or len(query) > MAX_DOCUMENT_CHARS:
+            return None
+        if not any(word in query for word in _ROOT_WORDS):
+            return None
+        cacheable = self._documents.get((query, operation_name))
+        if cacheable is None:
+            try:
+                cacheable = _is_cacheable_document(schema, parse(query), operation_name)
+            except GraphQLError:
+                cacheable = False
+            if len(self._documents) >= MAX_DOCUMENTS:
+                self._documents.clear()
+            self._documents[(query, operation_name)] = cacheable
+        if not cacheable:
+            return None
+        try:
+            encoded_variables = orjson.dumps(variables or {}, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            return None
+        return (principal.key_id, principal.role, principal.space_id, query, operation_name, encoded_variables)
+
+    def get(self, key: tuple[Any, ...]) -> dict[str, Any] | None:
+        self._drop_if_changed()
+        entry = self._entries.get(key)
+        if entry is None or entry[0] <= time.monotonic():
+            self.misses += 1
+            return None
+        self._entries.move_to_end(key)
+        self.hits += 1
+        return entry[2]
+
+    def put(self, key: tuple[Any, ...], data: dict[str, Any], generation: int) -> None:
+        """Keeps ``data``, read at ``generation`` (read before the data was)."""
+        self._drop_if_changed()
+        if generation != self._generation:
+            return  # read before the last change: maybe stale already
+        try:
+            size = len(jsoncodec.dumps_bytes(data))
+        except (TypeError, ValueError):
+            return
+        if size > self.max_bytes:
+            return
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._bytes -= old[1]
+        while self._entries and self._bytes + size > self.max_bytes:
+            _, (_, dropped, _) = self._entries.popitem(last=False)
+            self._bytes -= dropped
+        self._entries[key] = (time.monotonic() + self.ttl_s, size, data)
+        self._bytes += size
+
+    def _drop_if_changed(self) -> None:
+        if self.feed.generation != self._generation:
+            self._entries.clear()
+            self._bytes = 0
+            self._generation = self.feed.generation
+
+    def __len__(self) -> int:
+        self._drop_if_changed()
+        return len(self._entries)
