@@ -110,6 +110,8 @@ CACHEABLE: dict[str, frozenset[str]] = {
 MAX_DOCUMENTS = 256
 #: Longest document looked at; longer ones are executed as usual.
 MAX_DOCUMENT_CHARS = 20_000
+#: Most selections looked at in one document (each fragment counted once).
+MAX_SELECTIONS = 2_000
 #: The words a cacheable document must contain (a cheap test before parsing anything).
 _ROOT_WORDS = ("tools", "tool(", "tool (", "visibleTools")
 
@@ -128,51 +130,66 @@ def _is_cacheable_document(schema: GraphQLSchema, document: DocumentNode, operat
     fragments = {node.name.value: node for node in document.definitions if isinstance(node, FragmentDefinitionNode)}
     if any(fragment.directives for fragment in fragments.values()):
         return False
-    return _selection_is_cacheable(schema.query_type, operation.selection_set, fragments, ())
+    return _Walk(fragments).selection_is_cacheable(schema.query_type, operation.selection_set)
 
 
-def _selection_is_cacheable(
-    parent: GraphQLObjectType,
-    selection_set: SelectionSetNode,
-    fragments: dict[str, FragmentDefinitionNode],
-    spreads: tuple[str, ...],
-) -> bool:
-    allowed = CACHEABLE.get(parent.name, frozenset())
-    for selection in selection_set.selections:
-        if selection.directives:
+class _Walk:
+    """One look at a document: each fragment is looked at once (a fragment spread twice in each
+    of ten fragments is not looked at a thousand times), and the whole look is bounded."""
+
+    def __init__(self, fragments: dict[str, FragmentDefinitionNode]) -> None:
+        self.fragments = fragments
+        self.fragment_answers: dict[str, bool | None] = {}  # None: being looked at (a cycle)
+        self.budget = MAX_SELECTIONS
+
+    def selection_is_cacheable(self, parent: GraphQLObjectType, selection_set: SelectionSetNode) -> bool:
+        allowed = CACHEABLE.get(parent.name, frozenset())
+        for selection in selection_set.selections:
+            self.budget -= 1
+            if self.budget < 0 or selection.directives:
+                return False
+            if isinstance(selection, FieldNode):
+                if not self._field_is_cacheable(parent, allowed, selection):
+                    return False
+            elif isinstance(selection, InlineFragmentNode):
+                condition = selection.type_condition
+                if condition is not None and condition.name.value != parent.name:
+                    return False
+                if not self.selection_is_cacheable(parent, selection.selection_set):
+                    return False
+            elif isinstance(selection, FragmentSpreadNode):
+                if not self._fragment_is_cacheable(parent, selection.name.value):
+                    return False
+            else:
+                return False
+        return True
+
+    def _field_is_cacheable(self, parent: GraphQLObjectType, allowed: frozenset[str], selection: FieldNode) -> bool:
+        name = selection.name.value
+        if name == "__typename":
+            return selection.selection_set is None
+        field = parent.fields.get(name)
+        if name not in allowed or field is None:
             return False
-        if isinstance(selection, FieldNode):
-            name = selection.name.value
-            if name == "__typename":
-                continue
-            field = parent.fields.get(name)
-            if name not in allowed or field is None:
-                return False
-            field_type = field.type
-            while isinstance(field_type, GraphQLNonNull | GraphQLList):
-                field_type = field_type.of_type
-            if selection.selection_set is None:
-                continue
-            if not isinstance(field_type, GraphQLObjectType):
-                return False
-            if not _selection_is_cacheable(field_type, selection.selection_set, fragments, spreads):
-                return False
-        elif isinstance(selection, InlineFragmentNode):
-            condition = selection.type_condition
-            if condition is not None and condition.name.value != parent.name:
-                return False
-            if not _selection_is_cacheable(parent, selection.selection_set, fragments, spreads):
-                return False
-        elif isinstance(selection, FragmentSpreadNode):
-            name = selection.name.value
-            fragment = fragments.get(name)
-            if fragment is None or name in spreads or fragment.type_condition.name.value != parent.name:
-                return False
-            if not _selection_is_cacheable(parent, fragment.selection_set, fragments, (*spreads, name)):
-                return False
-        else:
+        field_type = field.type
+        while isinstance(field_type, GraphQLNonNull | GraphQLList):
+            field_type = field_type.of_type
+        if selection.selection_set is None:
+            return True
+        return isinstance(field_type, GraphQLObjectType) and self.selection_is_cacheable(
+            field_type, selection.selection_set
+        )
+
+    def _fragment_is_cacheable(self, parent: GraphQLObjectType, name: str) -> bool:
+        fragment = self.fragments.get(name)
+        if fragment is None or fragment.type_condition.name.value != parent.name:
             return False
-    return True
+        if name in self.fragment_answers:
+            return bool(self.fragment_answers[name])  # None (a cycle): not cacheable
+        self.fragment_answers[name] = None
+        answer = self.selection_is_cacheable(parent, fragment.selection_set)
+        self.fragment_answers[name] = answer
+        return answer
 
 
 class ListingCache:

@@ -146,7 +146,9 @@ class QuiverSchema(strawberry.Schema):
         """A catalog listing's answer comes from the listing cache when the catalog has not changed
         since it was kept (schema/listing_cache.py); otherwise the query is executed."""
         cache = self.listing_cache
-        if cache is None:
+        allowed = kwargs.get("allowed_operation_types")
+        if cache is None or (allowed is not None and OperationType.QUERY not in allowed):
+            # (A GET request may be refused queries: the ordinary path answers it.)
             return await self._execute_in_time(query, variable_values, **kwargs)
         viewer = getattr(kwargs.get("context_value"), "viewer", None)
         key = cache.key(self._schema, query, kwargs.get("operation_name"), variable_values, viewer)

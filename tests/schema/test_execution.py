@@ -177,7 +177,7 @@ async def test_values_that_do_not_complete_raise_the_same_errors() -> None:
         make_item(9, kids=["not a child"]),  # a value of another type
         make_item(10, child=Child(id=strawberry.ID("c"), name=None)),  # type: ignore[arg-type]  # null deep inside
         make_item(11, maybe_child=Child(id=strawberry.ID("c"), name=None)),  # type: ignore[arg-type]  # nulls maybeChild
-        make_item(12, maybe_kids=[Child(id=strawberry.ID("c"), name=None), None]),  # type: ignore[list-item]
+        make_item(12, maybe_kids=[Child(id=strawberry.ID("c"), name=None), None]),  # type: ignore[arg-type]
         make_item(13, maybe_child="not a child"),
     ]
     for item in bad:

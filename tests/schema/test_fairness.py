@@ -33,6 +33,7 @@ class Numbers:
     @strawberry.field
     def table(self) -> Table:
         return Table(rows=[Row(number=number) for number in range(ITEMS)])
+
     @strawberry.field
     def numbers(self) -> list[int]:
         return list(range(ITEMS))

@@ -3,10 +3,13 @@ executing it, per caller, until any catalog change; what reads anything else is 
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from graphql import parse
+from strawberry.schema.exceptions import InvalidOperationTypeError
+from strawberry.types.graphql import OperationType
 
 from app.changes import FEED, ChangeFeed
 from app.principal import Principal, Role
@@ -171,6 +174,18 @@ def test_only_documents_reading_the_catalog_alone_are_kept(document: str, cachea
     assert _cacheable(document) is cacheable
 
 
+def test_each_fragment_is_looked_at_once() -> None:
+    """Forty fragments each spreading the next twice: 2**40 spreads if each were followed."""
+    fragments = "".join(f"fragment F{n} on Tool {{ id ...F{n + 1} ...F{n + 1} }} " for n in range(40))
+    document = "{ tools { edges { node { ...F0 } } } } " + fragments + "fragment F40 on Tool { name }"
+    assert _cacheable(document) is True
+
+
+def test_a_document_too_large_to_look_at_is_executed_as_usual() -> None:
+    fields = " ".join(f"a{n}: id" for n in range(2_500))
+    assert _cacheable("{ tools { edges { node { " + fields + " } } } }") is False
+
+
 def test_the_operation_named_is_the_one_looked_at() -> None:
     document = "query A { tools { totalCount } } query B { tools { edges { node { stats { calls } } } } }"
     assert _cacheable(document, "A") is True
@@ -245,3 +260,18 @@ def test_the_size_bound_drops_the_oldest_answers() -> None:
 def test_a_size_of_zero_turns_it_off() -> None:
     cache, _ = _cache(max_bytes=0)
     assert _key(cache, ADMIN) is None
+
+
+async def test_a_kept_answer_is_not_given_where_queries_are_refused() -> None:
+    """A GET request may be refused queries (allowed_operation_types): the cache must not answer it."""
+    schema = build_schema()
+    assert isinstance(schema, QuiverSchema) and schema.listing_cache is not None
+    cache = schema.listing_cache
+    key = cache.key(schema._schema, QUERY, None, None, ADMIN)
+    assert key is not None
+    cache.put(key, {"tools": {"totalCount": 7}}, cache.feed.generation)
+    context = SimpleNamespace(viewer=ADMIN)
+    kept = await schema.execute(QUERY, context_value=context, allowed_operation_types={OperationType.QUERY})
+    assert kept.data == {"tools": {"totalCount": 7}}
+    with pytest.raises(InvalidOperationTypeError):
+        await schema.execute(QUERY, context_value=context, allowed_operation_types={OperationType.MUTATION})
