@@ -268,7 +268,7 @@ async def page_links(
                 .where(ToolSpaceBinding.tool_id.in_(tool_ids))
                 .order_by(ToolSpaceBinding.tool_id, ToolSpaceBinding.space_id)
             )
-            for tool_id, space in (await session.execute(joined)).tuples():
+            for tool_id, space in (await session.execute(joined)).all():
                 links.tool_spaces[tool_id].append(space.id)
                 links.spaces[space.id] = space
         else:
