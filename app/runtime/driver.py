@@ -35,6 +35,7 @@ from app.runtime import repository, trace
 from app.runtime.checkpoint import Checkpoint, PlannedCall
 from app.runtime.model import ModelClient, ModelError, ModelReply, ToolCallRequest
 from app.runtime.models import AgentRun, ToolCallApproval
+from app.runtime.writer import write_with
 from app.skills.usage import record_injection
 from app.tools.models import ToolDefinition
 from app.tools.service import APPROVAL_POLICIES
@@ -231,38 +232,40 @@ class RunDriver:
             force_channel=checkpoint.force_channel,
         )
         messages: list[dict[str, Any]] = [{"role": "system", "content": prompt.system_prompt}]
-        # One transaction: the conversation so far, the notifications (delivered only if this
-        # run's first checkpoint holds them) and that checkpoint.
-        async with self.session_factory() as session, session.begin():
+        async with self.session_factory() as session:
             if run.session_id:
                 for turn in await repository.last_turns(
                     session, agent.id, run.session_id, self.runtime.settings.history_turns
                 ):
                     messages.append({"role": turn.role, "content": turn.content})
             notifications = await repository.pending_notifications(session, agent.id)
-            if notifications:
-                lines = [f"- from {note.from_agent_id or 'a caller'}: {note.content}" for note in notifications]
-                messages.append(
-                    {
-                        "role": "system",
-                        "content": "Messages from other agents since your last run:\n" + "\n".join(lines),
-                    }
-                )
+        if notifications:
+            lines = [f"- from {note.from_agent_id or 'a caller'}: {note.content}" for note in notifications]
+            messages.append(
+                {"role": "system", "content": "Messages from other agents since your last run:\n" + "\n".join(lines)}
+            )
+        messages.append({"role": "user", "content": run.input})
+        checkpoint.messages = messages
+        checkpoint.functions = prompt.functions
+        self.stages.extend(prompt.stages)
+        values = {
+            "skill_versions": prompt.skill_versions,
+            "prompt_warnings": prompt.warnings,
+            "checkpoint": checkpoint.as_json(),
+        }
+        stages, self.stages = self.stages, []
+        rows = repository.stage_rows(run.id, stages, self.runtime.settings.row_max_bytes)
+        owner = self.runtime.replica_id
+        if notifications or prompt.injected_skills:
+            # The notifications count as delivered with the checkpoint that holds them, the skills'
+            # injections with the checkpoint of the prompt they are in: one transaction.
+            async with self.session_factory() as session, session.begin():
+                if not await write_with(session, run.id, owner, values, stages=rows):
+                    raise LeaseLostError(run.id)
                 await repository.mark_delivered(session, [note.id for note in notifications], utcnow())
-            messages.append({"role": "user", "content": run.input})
-            checkpoint.messages = messages
-            checkpoint.functions = prompt.functions
-            self.stages.extend(prompt.stages)
-            values = {
-                "skill_versions": prompt.skill_versions,
-                "prompt_warnings": prompt.warnings,
-                "checkpoint": checkpoint.as_json(),
-            }
-            if not await repository.update_owned_run(session, run.id, self.runtime.replica_id, values):
-                raise LeaseLostError(run.id)
-            await record_injection(session, prompt.injected_skills)
-            stages, self.stages = self.stages, []
-            await repository.add_stages(session, run.id, stages, self.runtime.settings.row_max_bytes)
+                await record_injection(session, prompt.injected_skills)
+        elif not await self.runtime.writer.write(run.id, owner, values, stages=rows):
+            raise LeaseLostError(run.id)
         run.skill_versions, run.prompt_warnings = prompt.skill_versions, prompt.warnings
         self._export(stages)
 
@@ -696,21 +699,23 @@ class RunDriver:
         stages, self.stages = self.stages, []
         return Snapshot(self.checkpoint.as_json(), self.steps, self.prompt_tokens, self.completion_tokens, stages)
 
-    async def _write(self, db: repository.Writer, snapshot: Snapshot, *, status: str = RUNNING) -> None:
-        """Store a snapshot if this replica still owns the run; LeaseLostError otherwise."""
-        saved = await repository.save_checkpoint(
-            db,
-            self.run.id,
-            self.runtime.replica_id,
+    async def _write(self, snapshot: Snapshot, *, status: str = RUNNING, session: AsyncSession | None = None) -> None:
+        """Store a snapshot if this replica still owns the run (in ``session``'s transaction when
+        given, else on its own through the runtime's writer); LeaseLostError otherwise."""
+        values = repository.checkpoint_values(
             snapshot.checkpoint,
             steps=snapshot.steps,
             prompt_tokens=snapshot.prompt_tokens,
             completion_tokens=snapshot.completion_tokens,
             status=status,
         )
+        stages = repository.stage_rows(self.run.id, snapshot.stages, self.runtime.settings.row_max_bytes)
+        if session is not None:
+            saved = await write_with(session, self.run.id, self.runtime.replica_id, values, stages=stages)
+        else:
+            saved = await self.runtime.writer.write(self.run.id, self.runtime.replica_id, values, stages=stages)
         if not saved:
             raise LeaseLostError(self.run.id)
-        await repository.add_stages(db, self.run.id, snapshot.stages, self.runtime.settings.row_max_bytes)
 
     async def _store(
         self, *, status: str = RUNNING, also: Callable[[AsyncSession], Awaitable[None]] | None = None
@@ -719,12 +724,11 @@ class RunDriver:
         await self._stored_in_background()
         snapshot = self._snapshot()
         if also is None:
-            async with self.runtime.engine.begin() as connection:
-                await self._write(connection, snapshot, status=status)
+            await self._write(snapshot, status=status)
         else:
             async with self.session_factory() as session, session.begin():
                 await also(session)
-                await self._write(session, snapshot, status=status)
+                await self._write(snapshot, status=status, session=session)
         self._export(snapshot.stages)
 
     def _store_in_background(self) -> None:
@@ -736,8 +740,7 @@ class RunDriver:
         async def store() -> None:
             if previous is not None:
                 await previous
-            async with self.runtime.engine.begin() as connection:
-                await self._write(connection, snapshot)
+            await self._write(snapshot)
             self._export(snapshot.stages)
 
         task = asyncio.ensure_future(store())
@@ -818,19 +821,15 @@ class RunDriver:
         stages, self.stages = self.stages, []
         open_calls = self._open_approvals()
 
-        async def write(db: repository.Writer) -> None:
-            if not await repository.update_owned_run(db, run.id, self.runtime.replica_id, values):
-                raise LeaseLostError(run.id)
-            await repository.add_turns(db, turns)
-            await repository.add_stages(db, run.id, stages, cap)
-
+        rows = repository.stage_rows(run.id, stages, cap)
+        owner = self.runtime.replica_id
         if open_calls:
             async with self.session_factory() as session, session.begin():
-                await write(session)
+                if not await write_with(session, run.id, owner, values, stages=rows, turns=turns):
+                    raise LeaseLostError(run.id)
                 await self._close_open_approvals(session, open_calls, now)
-        else:
-            async with self.runtime.engine.begin() as connection:
-                await write(connection)
+        elif not await self.runtime.writer.write(run.id, owner, values, stages=rows, turns=turns):
+            raise LeaseLostError(run.id)
         # The detached row, as stored: the caller answers with it without reading it back.
         for key, value in values.items():
             setattr(run, key, value)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Select, Table, delete, insert, or_, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy import Select, delete, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import leases
 from app.gateway.call_log import bounded_value
@@ -20,13 +20,6 @@ from app.runtime.trace import Stage
 
 RUNNING = "RUNNING"
 WAITING_APPROVAL = "WAITING_APPROVAL"
-
-#: Where a run's own writes go: a session's transaction, or a bare connection's (no ORM
-#: unit of work: the statements below are Core statements on the tables).
-Writer = AsyncSession | AsyncConnection
-_RUNS = cast(Table, AgentRun.__table__)
-_STAGES = cast(Table, RunStage.__table__)
-_TURNS = cast(Table, AgentSessionMessage.__table__)
 
 
 async def get_run(session: AsyncSession, run_id: str) -> AgentRun | None:
@@ -125,20 +118,11 @@ async def claim_waiting(session: AsyncSession, run_id: str, owner_id: str, until
     return _rowcount(result) == 1
 
 
-async def save_checkpoint(
-    db: Writer,
-    run_id: str,
-    owner_id: str,
-    checkpoint: dict[str, Any],
-    *,
-    steps: int,
-    prompt_tokens: int,
-    completion_tokens: int,
-    status: str = RUNNING,
-) -> bool:
-    """Store the run's state if this replica still owns it; False when the lease was lost.
-
-    With ``status`` WAITING_APPROVAL the run is released: no owner, no lease, nothing held."""
+def checkpoint_values(
+    checkpoint: dict[str, Any], *, steps: int, prompt_tokens: int, completion_tokens: int, status: str = RUNNING
+) -> dict[str, Any]:
+    """What storing a run's state writes on its row. With ``status`` WAITING_APPROVAL the run
+    is released: no owner, no lease, nothing held."""
     values: dict[str, Any] = {
         "checkpoint": checkpoint,
         "steps": steps,
@@ -148,24 +132,7 @@ async def save_checkpoint(
     }
     if status == WAITING_APPROVAL:
         values.update(owner_id=None, lease_expires_at=None)
-    return await update_owned_run(db, run_id, owner_id, values)
-
-
-async def update_owned_run(db: Writer, run_id: str, owner_id: str, values: dict[str, Any]) -> bool:
-    """Write ``values`` on the run if this replica still owns it and it is RUNNING (one
-    statement: the ownership check and the write cannot be told apart by another replica)."""
-    result = await db.execute(
-        update(_RUNS)
-        .where(_RUNS.c.id == run_id, _RUNS.c.owner_id == owner_id, _RUNS.c.status == RUNNING)
-        .values(**values)
-    )
-    return _rowcount(result) == 1
-
-
-async def add_turns(db: Writer, rows: Sequence[dict[str, Any]]) -> None:
-    """Conversation turns (``agent_session_message`` rows as dicts)."""
-    if rows:
-        await db.execute(insert(_TURNS), list(rows))
+    return values
 
 
 # ---------------------------------------------------------------- approvals
@@ -306,26 +273,21 @@ async def write_call_row(session: AsyncSession, row: dict[str, Any], *, replace:
 # ---------------------------------------------------------------- traces
 
 
-async def add_stages(db: Writer, run_id: str, stages: Sequence[Stage], max_bytes: int) -> None:
-    """The stages, each one's details within ``max_bytes`` of JSON (else stored as the call log's marker)."""
-    if not stages:
-        return
-    await db.execute(
-        insert(_STAGES),
-        [
-            {
-                "id": stage.id,
-                "run_id": run_id,
-                "kind": stage.kind,
-                "step": stage.step,
-                "started_at": stage.started_at,
-                "finished_at": stage.finished_at,
-                "duration_ms": stage.duration_ms,
-                "detail": bounded_value(stage.detail, max_bytes),
-            }
-            for stage in stages
-        ],
-    )
+def stage_rows(run_id: str, stages: Sequence[Stage], max_bytes: int) -> list[dict[str, Any]]:
+    """The stages as rows, each one's details within ``max_bytes`` of JSON (else stored as the call log's marker)."""
+    return [
+        {
+            "id": stage.id,
+            "run_id": run_id,
+            "kind": stage.kind,
+            "step": stage.step,
+            "started_at": stage.started_at,
+            "finished_at": stage.finished_at,
+            "duration_ms": stage.duration_ms,
+            "detail": bounded_value(stage.detail, max_bytes),
+        }
+        for stage in stages
+    ]
 
 
 async def stages_by_run_ids(session: AsyncSession, run_ids: Sequence[str]) -> dict[str, list[RunStage]]:

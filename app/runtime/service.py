@@ -62,6 +62,7 @@ from app.runtime.driver import (
 from app.runtime.model import ModelClient
 from app.runtime.models import AgentMessage, AgentRun, ToolCallApproval
 from app.runtime.prompt import PromptBuilder
+from app.runtime.writer import RunWriter
 
 logger = logging.getLogger("quiver.runtime")
 
@@ -164,6 +165,7 @@ class AgentRuntime:
         self.session_factory = session_factory
         #: A run's own writes (checkpoints, stages, its finish) go on a bare connection: no ORM session.
         self.engine: AsyncEngine = session_factory.kw["bind"]
+        self.writer = RunWriter(self.engine)
         self.gateway = gateway
         self.bus = bus
         self.prompt_builder = prompt_builder
@@ -213,6 +215,7 @@ class AgentRuntime:
                 await task
         self._maintenance = []
         self._heartbeat = None
+        await self.writer.close()
         if self.sink is not None:
             self.sink.shutdown()
 
