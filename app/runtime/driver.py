@@ -158,6 +158,8 @@ class RunDriver:
         self._pending_store: asyncio.Future[None] | None = None
         #: The trace's scrubbed copy of each message sent so far (a conversation only grows).
         self._scrubbed = trace.ScrubbedMessages()
+        #: The step just planned is stored once its calls are settled (all READ, no approval).
+        self._store_when_settled = False
         #: Set once ``finish`` committed: the run as stored (the caller needs no read back).
         self.finished = False
 
@@ -358,7 +360,8 @@ class RunDriver:
             # Stored before anything runs: whoever continues the run must know these calls were made.
             await self._store(also=request_approvals)
         else:
-            self._store_in_background()
+            # Calls that can all safely run again: stored once they are done, with their outcome (see _settle).
+            self._store_when_settled = True
         for row in rows:
             await self.runtime._event(
                 self.run.id, "APPROVAL_REQUESTED", tool_id=row["tool_id"], tool_call_id=row["id"], call_id=row["id"]
@@ -543,6 +546,12 @@ class RunDriver:
                 await repository.settle_approvals(session, settled_approvals, utcnow())
 
             await self._store(also=settle)
+        elif self._store_when_settled and not checkpoint.pending:
+            # The completed step, without waiting for it: should the replica die before the commit,
+            # the step is simply done again (its calls are all READ). Written after the calls rather
+            # than beside them, so that on SQLite it does not hold the write lock their call-log rows need.
+            self._store_when_settled = False
+            self._store_in_background()
         # Otherwise the step's outcome is stored with the next step (or the finish, or the wait for a
         # decision): until then the call log holds it, which is where a replica continuing the run
         # after a crash would find it.
