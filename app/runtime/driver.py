@@ -16,7 +16,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
@@ -34,8 +34,8 @@ from app.ids import new_id
 from app.runtime import repository, trace
 from app.runtime.checkpoint import Checkpoint, PlannedCall
 from app.runtime.model import ModelClient, ModelError, ModelReply, ToolCallRequest
-from app.runtime.models import AgentRun, ToolCallApproval
-from app.runtime.writer import write_with
+from app.runtime.models import AgentMessage, AgentRun, ToolCallApproval
+from app.runtime.writer import Notification, write_with
 from app.skills.usage import record_injection
 from app.tools.models import ToolDefinition
 from app.tools.service import APPROVAL_POLICIES
@@ -160,6 +160,8 @@ class RunDriver:
         self._scrubbed = trace.ScrubbedMessages()
         #: The step just planned is stored once its calls are settled (all READ, no approval).
         self._store_when_settled = False
+        #: The agent's pending notifications when they were read with the run's insert (else read in _begin).
+        self.notifications: list[Notification] | None = None
         #: Set once ``finish`` committed: the run as stored (the caller needs no read back).
         self.finished = False
 
@@ -234,13 +236,16 @@ class RunDriver:
             force_channel=checkpoint.force_channel,
         )
         messages: list[dict[str, Any]] = [{"role": "system", "content": prompt.system_prompt}]
-        async with self.session_factory() as session:
-            if run.session_id:
-                for turn in await repository.last_turns(
-                    session, agent.id, run.session_id, self.runtime.settings.history_turns
-                ):
-                    messages.append({"role": turn.role, "content": turn.content})
-            notifications = await repository.pending_notifications(session, agent.id)
+        notifications: Sequence[Notification | AgentMessage] | None = self.notifications
+        if run.session_id or notifications is None:
+            async with self.session_factory() as session:
+                if run.session_id:
+                    for turn in await repository.last_turns(
+                        session, agent.id, run.session_id, self.runtime.settings.history_turns
+                    ):
+                        messages.append({"role": turn.role, "content": turn.content})
+                if notifications is None:
+                    notifications = await repository.pending_notifications(session, agent.id)
         if notifications:
             lines = [f"- from {note.from_agent_id or 'a caller'}: {note.content}" for note in notifications]
             messages.append(

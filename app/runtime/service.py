@@ -62,7 +62,7 @@ from app.runtime.driver import (
 from app.runtime.model import ModelClient
 from app.runtime.models import AgentMessage, AgentRun, ToolCallApproval
 from app.runtime.prompt import PromptBuilder
-from app.runtime.writer import RunWriter
+from app.runtime.writer import Notification, RunWriter
 
 logger = logging.getLogger("quiver.runtime")
 
@@ -314,7 +314,7 @@ class AgentRuntime:
                 "No model endpoint is configured: set QUIVER_OPENAI_BASE_URL (and QUIVER_OPENAI_API_KEY).",
                 ["input", "agentId"],
             )
-        run, is_new = await self._create_run(principal, agent, request)
+        run, is_new, notifications = await self._create_run(principal, agent, request)
         if not is_new:
             if request.run_async or run.status != RUNNING:
                 return run
@@ -322,9 +322,9 @@ class AgentRuntime:
             # (on whichever replica continues it, after a crash too).
             return await self._await_settled(run.id)
         if request.run_async:
-            self._spawn(self._drive(run.id, agent, client, fresh=True), f"run-{run.id}")
+            self._spawn(self._drive(run.id, agent, client, fresh=True, notifications=notifications), f"run-{run.id}")
             return run
-        finished = await self._drive(run.id, agent, client, fresh=True, run=run)
+        finished = await self._drive(run.id, agent, client, fresh=True, run=run, notifications=notifications)
         if finished is None:
             # Waiting for approval, or taken over: as the database has it now.
             async with self.session_factory() as session:
@@ -344,7 +344,11 @@ class AgentRuntime:
 
         return await self._agents.get_or_load(agent_id, load)
 
-    async def _create_run(self, principal: Principal, agent: Agent, request: InvokeRequest) -> tuple[AgentRun, bool]:
+    async def _create_run(
+        self, principal: Principal, agent: Agent, request: InvokeRequest
+    ) -> tuple[AgentRun, bool, list[Notification] | None]:
+        """The new run (and the agent's pending notifications, read with its insert), or the run
+        an earlier request with the same idempotency key started."""
         fingerprint = request.fingerprint() if request.idempotency_key else None
         checkpoint = Checkpoint(
             principal=principal,
@@ -376,11 +380,16 @@ class AgentRuntime:
             takeovers=0,
             checkpoint=checkpoint.as_json(),
         )
+        if not request.idempotency_key:
+            row = {column.key: getattr(run, column.key) for column in AgentRun.__table__.columns}
+            notifications = await self.writer.create(row)
+            self._active.add(run.id)
+            self._ensure_heartbeat()
+            return run, True, notifications
         for _ in range(3):
-            if request.idempotency_key:
-                existing = await self._existing_run(agent.id, request.idempotency_key, fingerprint)
-                if existing is not None:
-                    return existing, False
+            existing = await self._existing_run(agent.id, request.idempotency_key, fingerprint)
+            if existing is not None:
+                return existing, False, None
             async with self.session_factory() as session:
                 session.add(run)
                 try:
@@ -391,7 +400,7 @@ class AgentRuntime:
                     continue
             self._active.add(run.id)
             self._ensure_heartbeat()
-            return run, True
+            return run, True, None
         raise DomainError(
             "CONFLICT", "The idempotency key is being used concurrently; retry.", ["input", "idempotencyKey"]
         )
@@ -463,10 +472,18 @@ class AgentRuntime:
             await driver.finish("FAILED", None, (INTERRUPTED, message, f"takeovers {run.takeovers}"))
 
     async def _drive(
-        self, run_id: str, agent: Agent, client: ModelClient, *, fresh: bool, run: AgentRun | None = None
+        self,
+        run_id: str,
+        agent: Agent,
+        client: ModelClient,
+        *,
+        fresh: bool,
+        run: AgentRun | None = None,
+        notifications: list[Notification] | None = None,
     ) -> AgentRun | None:
-        """Drive the run (``run``: its row as just written, not read again); returns the row as
-        finished, or None when the run did not finish here (waiting, taken over, cancelled)."""
+        """Drive the run (``run``: its row as just written, not read again; ``notifications``: its
+        agent's, read when it was created); returns the row as finished, or None when the run did
+        not finish here (waiting, taken over, cancelled)."""
         self._active.add(run_id)
         self._ensure_heartbeat()
         try:
@@ -475,6 +492,7 @@ class AgentRuntime:
                     run = await repository.get_run(session, run_id)
             assert run is not None and run.checkpoint is not None
             driver = RunDriver(self, run, agent, client, Checkpoint.from_json(run.checkpoint))
+            driver.notifications = notifications
             await driver.drive(fresh=fresh)
             return run if driver.finished else None
         finally:

@@ -17,20 +17,41 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from functools import partial
+from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Table, bindparam, insert, update
+from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement
 
-from app.runtime.models import AgentRun, AgentSessionMessage, RunStage
+from app.runtime.models import AgentMessage, AgentRun, AgentSessionMessage, RunStage
 
 RUNNING = "RUNNING"
 _RUNS = cast(Table, AgentRun.__table__)
 _STAGES = cast(Table, RunStage.__table__)
 _TURNS = cast(Table, AgentSessionMessage.__table__)
+_MESSAGES = cast(Table, AgentMessage.__table__)
+# What an agent was told by other agents and has not seen yet (``bt_send_message`` notify).
+_PENDING_NOTIFICATIONS = (
+    select(_MESSAGES.c.id, _MESSAGES.c.from_agent_id, _MESSAGES.c.content)
+    .where(
+        _MESSAGES.c.to_agent_id == bindparam("agent_id", type_=_MESSAGES.c.to_agent_id.type),
+        _MESSAGES.c.type == bindparam("kind", type_=_MESSAGES.c.type.type),
+        _MESSAGES.c.status == bindparam("status", type_=_MESSAGES.c.status.type),
+    )
+    .order_by(_MESSAGES.c.id)
+)
+_NOTIFY = {"kind": "notify", "status": "PENDING"}
+
+
+class Notification(NamedTuple):
+    """A message another agent left for this one (the columns a prompt needs)."""
+
+    id: str
+    from_agent_id: str | None
+    content: str
 
 
 class _Compiled:
@@ -71,6 +92,36 @@ class RunWriter:
         self._updates: dict[tuple[str, ...], _Compiled] = {}
         self._inserts: dict[str, _Compiled] = {}
         self._closed = False
+
+    async def create(self, row: dict[str, Any]) -> list[Notification]:
+        """Insert a new run (every column of ``agent_run`` in ``row``) and, in the same
+        transaction, read its agent's pending notifications for the run's first prompt."""
+        agent = {"agent_id": row["agent_id"], **_NOTIFY}
+        if not self._on_driver or self._closed:
+            async with self.engine.begin() as connection:
+                await connection.execute(insert(_RUNS), row)
+                found = (await connection.execute(_PENDING_NOTIFICATIONS, agent)).all()
+            return [Notification(*item) for item in found]
+        async with self._lock:
+            try:
+                driver = await self._connect()
+                statement = self._compiled("insert:agent_run", lambda: insert(_RUNS))
+                # BEGIN DEFERRED, then the INSERT takes the write lock: the read after it cannot go stale.
+                await driver.execute(statement.sql, statement.parameters(row))
+                query = self._compiled("select:notifications", lambda: _PENDING_NOTIFICATIONS)
+                cursor = await driver.execute(query.sql, query.parameters(agent))
+                found = await cursor.fetchall()
+                await driver.commit()
+            except BaseException:
+                await asyncio.shield(self._disconnect())
+                raise
+        return [Notification(*item) for item in found]
+
+    def _compiled(self, name: str, build: Callable[[], ClauseElement]) -> _Compiled:
+        compiled = self._inserts.get(name)
+        if compiled is None:
+            compiled = self._inserts[name] = _Compiled(build(), self.engine.dialect)
+        return compiled
 
     async def write(
         self,
@@ -119,9 +170,7 @@ class RunWriter:
             return False
         for table, rows in ((_STAGES, stages), (_TURNS, turns)):
             if rows:
-                compiled = self._inserts.get(table.name)
-                if compiled is None:
-                    compiled = self._inserts[table.name] = _Compiled(insert(table), dialect)
+                compiled = self._compiled(f"insert:{table.name}", partial(insert, table))
                 await driver.executemany(compiled.sql, [compiled.parameters(row) for row in rows])
         await driver.commit()
         return True

@@ -112,7 +112,10 @@ class TestRestriction:
 
 
 class TestNotify:
-    async def test_a_notification_is_shown_once_at_the_start_of_the_next_run(self, world: World) -> None:
+    # A run without an idempotency key reads its notifications with its insert; one with a key,
+    # when its prompt is built: both must show them once.
+    @pytest.mark.parametrize("keyed", [False, True], ids=["no-key", "idempotency-key"])
+    async def test_a_notification_is_shown_once_at_the_start_of_the_next_run(self, world: World, keyed: bool) -> None:
         sender = await world.agent("sender")
         recipient = await world.agent("recipient", tools=[])
         sender.model.push(send(recipient.id, "notify", "Order 42 has shipped."), final("Told them."))
@@ -127,8 +130,9 @@ class TestNotify:
         assert envelope["data"]["messageId"]
         assert recipient.model.requests == []
 
-        await invoke(world.gql, recipient.id, "Anything for me?")
-        await invoke(world.gql, recipient.id, "And now?")
+        keys: list[dict[str, Any]] = [{"idempotencyKey": "first"}, {"idempotencyKey": "second"}] if keyed else [{}, {}]
+        await invoke(world.gql, recipient.id, "Anything for me?", **keys[0])
+        await invoke(world.gql, recipient.id, "And now?", **keys[1])
 
         first, second = recipient.model.requests
         shown = [message for message in messages_of(first) if "Order 42 has shipped." in (message["content"] or "")]
