@@ -16,7 +16,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
@@ -271,8 +271,17 @@ class RunDriver:
                     raise LeaseLostError(run.id)
                 await repository.mark_delivered(session, [note.id for note in notifications], utcnow())
                 await record_injection(session, prompt.injected_skills)
-        elif not await self.runtime.writer.write(run.id, owner, values, stages=rows):
-            raise LeaseLostError(run.id)
+        else:
+            # Without waiting for it: should the replica die before the commit, whoever continues
+            # the run builds the prompt again (a model call can always be made again).
+            async def first_checkpoint() -> None:
+                if not await self.runtime.writer.write(run.id, owner, values, stages=rows):
+                    raise LeaseLostError(run.id)
+                self._export(stages)
+
+            self._in_background(first_checkpoint())
+            run.skill_versions, run.prompt_warnings = prompt.skill_versions, prompt.warnings
+            return
         run.skill_versions, run.prompt_warnings = prompt.skill_versions, prompt.warnings
         self._export(stages)
 
@@ -748,14 +757,27 @@ class RunDriver:
     def _store_in_background(self) -> None:
         """Store the state without waiting for it (a step whose calls can all safely run again:
         should the replica die before the commit, the step is simply done again)."""
-        previous = self._pending_store
         snapshot = self._snapshot()
 
         async def store() -> None:
-            if previous is not None:
-                await previous
             await self._write(snapshot)
             self._export(snapshot.stages)
+
+        self._in_background(store())
+
+    def _in_background(self, write: Coroutine[Any, Any, None]) -> None:
+        """Run ``write`` after any write still under way, without waiting for it; its failure
+        (LeaseLostError included) is raised where the next store or the finish awaits it."""
+        previous = self._pending_store
+
+        async def store() -> None:
+            try:
+                if previous is not None:
+                    await previous
+            except BaseException:
+                write.close()  # never started: no "never awaited" warning
+                raise
+            await write
 
         task = asyncio.ensure_future(store())
         # Awaited by the next store or the finish; shutdown cancels it with the runtime's tasks.
