@@ -249,11 +249,14 @@ def fixture_server() -> Iterator[str]:
 
 @dataclass
 class Conversation:
-    """One measured conversation: client start/end, the fixture server's arrival times."""
+    """One measured conversation: client start/end, the fixture server's arrival times, and the
+    CPU this process used meanwhile (every thread: the event loop and aiosqlite's; the fixture
+    server is another process)."""
 
     variant: str
     started: float
     finished: float
+    cpu_ms: float = 0.0
 
 
 @dataclass
@@ -263,6 +266,7 @@ class BackendResult:
     load_average: tuple[float, float]
     segments: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     splits: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    cpu: dict[str, list[float]] = field(default_factory=dict)
 
 
 async def measure(
@@ -393,12 +397,14 @@ async def measure(
         async def converse(variant: str, label: str) -> Conversation:
             conversation = f"{label}-{variant}-{secrets.token_hex(3)}"
             message = f"Look up the two records, then answer. [conversation {conversation}]"
+            cpu_started = time.process_time()
             started = time.monotonic()
             output = await runners[variant](message)
             finished = time.monotonic()
+            cpu_ms = (time.process_time() - cpu_started) * 1000
             if output != FINAL_ANSWER:
                 raise SystemExit(f"{backend} {variant}: answered {output!r}")
-            conversations[conversation] = Conversation(variant, started, finished)
+            conversations[conversation] = Conversation(variant, started, finished, cpu_ms)
             return conversations[conversation]
 
         for index in range(warmup):
@@ -419,6 +425,7 @@ async def measure(
     result.load_average = (result.load_average[0], load_after)
     result.segments = {variant: {name: [] for name in SEGMENTS} for variant in VARIANTS}
     result.splits = {variant: {name: [] for name in SPLITS} for variant in VARIANTS}
+    result.cpu = {variant: [] for variant in VARIANTS}
     for name, conversation in conversations.items():
         arrivals = timings.get(name)
         if arrivals is None or len(arrivals["model"]) != STEPS or len(arrivals["tool"]) != STEPS - 1:
@@ -433,6 +440,7 @@ async def measure(
         }
         for segment, seconds in spans.items():
             result.segments[conversation.variant][segment].append(seconds * 1000)
+        result.cpu[conversation.variant].append(conversation.cpu_ms)
         for step in range(STEPS - 1):
             result.splits[conversation.variant]["model -> tool"].append((tool[step] - model[step]) * 1000)
             result.splits[conversation.variant]["tool -> model"].append((model[step + 1] - tool[step]) * 1000)
@@ -479,6 +487,10 @@ def print_method(args: argparse.Namespace) -> None:
         "  overhead:   p50(variant) - p50(bare); per step = total overhead / "
         f"{STEPS} model calls; ratio = p50(variant) / p50(bare)"
     )
+    print(
+        "  CPU:        time.process_time() of this process around each conversation (the event loop, "
+        "aiosqlite's thread, anything else of ours running meanwhile); the fixture server is not counted"
+    )
     print("  caution:    only comparable between runs on a quiet machine; load average printed")
     print()
 
@@ -507,6 +519,12 @@ def print_result(result: BackendResult) -> None:
             f"  {variant:<12} {p50:>8.2f} {percentile(values, 0.95):>8.2f} {statistics.fmean(values):>8.2f}"
             f"   {extra:>10}   {per_step:>10}   {ratio:>6}"
         )
+    bare_cpu = percentile(result.cpu[BARE], 0.5)
+    print("  CPU of this process per conversation (time.process_time, all threads), p50 ms (over bare, per step):")
+    for variant in VARIANTS:
+        p50 = percentile(result.cpu[variant], 0.5)
+        extra = "" if variant == BARE else f"   ({p50 - bare_cpu:+.2f} ms, {(p50 - bare_cpu) / STEPS:+.2f} ms a step)"
+        print(f"    {variant:<12} {p50:8.2f}{extra}")
     print("  per segment, p50 ms (overhead over bare):")
     print(f"    {'segment':<26}" + "".join(f" {variant:>20}" for variant in VARIANTS))
     rows = [(name, result.segments) for name in SEGMENTS[:-1]] + [(name, result.splits) for name in SPLITS]
