@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import JSON, Boolean, DateTime, MetaData, event, literal
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.sql.elements import ColumnElement
@@ -88,6 +89,18 @@ def create_engine(database_url: str) -> AsyncEngine:
 
 def _unicode_lower(value: Any) -> Any:
     return value.lower() if isinstance(value, str) else value
+
+
+async def discard_connection(connection: AsyncConnection | None) -> None:
+    """Drop a connection whose state is unknown (a write failed or was cancelled half-way):
+    invalidated, so that the pool never hands it out again, then closed; what fails on the way
+    is ignored (the connection may be broken already)."""
+    if connection is None:
+        return
+    with contextlib.suppress(Exception):
+        await connection.invalidate()
+    with contextlib.suppress(Exception):
+        await connection.close()
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

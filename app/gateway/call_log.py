@@ -26,6 +26,7 @@ from typing import Any, overload
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from app.db import discard_connection
 from app.gateway.repository import INSERT_CALL
 
 logger = logging.getLogger(__name__)
@@ -232,11 +233,7 @@ class CallLog:
     async def _disconnect(self) -> None:
         self._driver = None
         connection, self._connection = self._connection, None
-        if connection is not None:
-            with contextlib.suppress(Exception):
-                await connection.invalidate()
-            with contextlib.suppress(Exception):
-                await connection.close()
+        await discard_connection(connection)
 
     async def close(self) -> None:
         """Write what is pending, then give the connection back."""

@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement
 
+from app.db import discard_connection
 from app.runtime.models import AgentMessage, AgentRun, AgentSessionMessage, RunStage
 
 RUNNING = "RUNNING"
@@ -189,11 +190,7 @@ class RunWriter:
     async def _disconnect(self) -> None:
         self._driver = None
         connection, self._connection = self._connection, None
-        if connection is not None:
-            with contextlib.suppress(Exception):
-                await connection.invalidate()
-            with contextlib.suppress(Exception):
-                await connection.close()
+        await discard_connection(connection)
 
     async def close(self) -> None:
         """Wait for the write under way, then give the connection back (later writes go through SQLAlchemy)."""

@@ -34,6 +34,28 @@ Servers = list[asyncio.Server]
 Answer = Callable[[bytes], bytes | None]  # the request's bytes -> what to send (None: close without answering)
 
 
+def plain_invocation(port: int, idempotency_key: str | None = None) -> Invocation:
+    """A call of a CUSTOM tool without auth at ``http://127.0.0.1:<port>/tool``."""
+    tool = ToolDefinition(
+        tool_id="ct_plain",
+        type="CUSTOM",
+        endpoint=f"http://127.0.0.1:{port}/tool",
+        auth_type="NONE",
+        auth_config=None,
+        static_arguments={},
+    )
+    return Invocation(
+        tool=tool,
+        arguments={"n": 1},
+        principal=SYSTEM_PRINCIPAL,
+        space_id="sp_x",
+        trace_id="t" * 32,
+        timeout_s=5.0,
+        attempt=1,
+        idempotency_key=idempotency_key,
+    )
+
+
 @dataclass
 class ScriptedServer:
     answer: Answer
@@ -216,24 +238,7 @@ class TestWhatGoesHttpxWay:
 
     async def test_an_idempotency_key_with_a_line_break_injects_no_header(self, scripted: Servers) -> None:
         server = await running(scripted, lambda _: sized(b"{}"))
-        tool = ToolDefinition(
-            tool_id="ct_plain",
-            type="CUSTOM",
-            endpoint=f"http://127.0.0.1:{server.port}/tool",
-            auth_type="NONE",
-            auth_config=None,
-            static_arguments={},
-        )
-        invocation = Invocation(
-            tool=tool,
-            arguments={"n": 1},
-            principal=SYSTEM_PRINCIPAL,
-            space_id="sp_x",
-            trace_id="t" * 32,
-            timeout_s=5.0,
-            attempt=1,
-            idempotency_key="key\r\nInjected: yes",
-        )
+        invocation = plain_invocation(server.port, idempotency_key="key\r\nInjected: yes")
         async with httpx.AsyncClient() as client:
             executor = HttpExecutor(client, SecretBox(TEST_SECRET_KEY.encode()), POLICY)
             with pytest.raises(ToolFailure) as raised:
@@ -244,23 +249,7 @@ class TestWhatGoesHttpxWay:
 
 async def test_the_executor_decodes_what_the_plain_client_read(scripted: Servers) -> None:
     server = await running(scripted, lambda request: sized(json.dumps({"big": 2**70}).encode()))
-    tool = ToolDefinition(
-        tool_id="ct_plain",
-        type="CUSTOM",
-        endpoint=f"http://127.0.0.1:{server.port}/tool",
-        auth_type="NONE",
-        auth_config=None,
-        static_arguments={},
-    )
-    invocation = Invocation(
-        tool=tool,
-        arguments={"n": 1},
-        principal=SYSTEM_PRINCIPAL,
-        space_id="sp_x",
-        trace_id="t" * 32,
-        timeout_s=5.0,
-        attempt=1,
-    )
+    invocation = plain_invocation(server.port)
     async with httpx.AsyncClient() as client:
         executor = HttpExecutor(client, SecretBox(TEST_SECRET_KEY.encode()), POLICY)
         assert await executor.execute(invocation) == {"big": 2**70}
