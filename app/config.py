@@ -56,6 +56,11 @@ class Settings(BaseSettings):
     # Request bodies and WebSocket messages to /graphql, and how deeply their JSON may nest.
     max_request_bytes: int = 2 * 1024 * 1024
     max_json_depth: int = 64
+    # A POST to /graphql whose body is at least this large (or of undeclared length) waits until
+    # the same tenant's earlier such requests are done: a tenant sending many large bodies at once
+    # has them parsed one at a time instead of filling the loop for everyone (bench/noisy_neighbour.py).
+    # 0: no line.
+    heavy_request_bytes: int = 8 * 1024
     # Longest text input (characters) by kind: names, labels, ids, tags …; descriptions;
     # search queries; prompts and agent messages; document and SKILL.md texts; anything else.
     max_name_chars: int = 200
@@ -145,6 +150,10 @@ class Settings(BaseSettings):
     # The local model embeds the first this many characters of each passage (title and
     # headings first); 0: all of it. See README "Knowledge bases".
     embeddings_passage_chars: int = 350
+    # ... and the first this many characters of a search query or a skill request (a request is
+    # 4,000 characters at most; realistic ones are under 200): 4,000 characters cost the model
+    # about 150 ms of CPU that other tenants' requests wait behind. 0: all of it.
+    embeddings_query_chars: int = 1_000
     knowledge_search_timeout_s: float = 4.0  # per knowledge base, below the builtin cap of 5 s
     # The prompt's knowledge block is budgeted by knowledge_context_chars (above).
     knowledge_context_top_k: int = 6

@@ -80,6 +80,7 @@ from app.scheduling import TENANT
 from app.spaces import repository as spaces_repository
 from app.spaces import service as spaces_service
 from schema.context import Context
+from schema.fairness import CostlyOperationGate
 from schema.schema import build_schema, export_sdl
 from schema.shared_streams import Frame, SharedStreams, SharingTransportWSHandler
 
@@ -210,9 +211,14 @@ class AuthMiddleware:
     served without a key; WebSockets authenticate in ``connection_init``.
     """
 
-    def __init__(self, app: ASGIApp, keys: KeyCache) -> None:
+    def __init__(
+        self, app: ASGIApp, keys: KeyCache, heavy_line: CostlyOperationGate | None = None, heavy_bytes: int = 0
+    ) -> None:
         self.app = app
         self.keys = keys
+        # Large POST bodies wait for the same tenant's earlier ones (QUIVER_HEAVY_REQUEST_BYTES).
+        self.heavy_line = heavy_line if heavy_bytes > 0 else None
+        self.heavy_bytes = heavy_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"].rstrip("/") != GRAPHQL_PATH:
@@ -235,8 +241,20 @@ class AuthMiddleware:
             return
         scope[PRINCIPAL_SCOPE_KEY] = principal
         # Whose request this is, for the loop's fair share (app/scheduling.py).
-        TENANT.set(principal.space_id or f"key:{principal.key_id}")
+        tenant = principal.space_id or f"key:{principal.key_id}"
+        TENANT.set(tenant)
+        if self.heavy_line is not None and scope["method"] == "POST" and self._is_heavy(scope):
+            async with self.heavy_line.turn(tenant):
+                await self.app(scope, receive, send)
+            return
         await self.app(scope, receive, send)
+
+    def _is_heavy(self, scope: Scope) -> bool:
+        """A body of at least ``heavy_bytes``, or one whose length is not declared (chunked)."""
+        declared = _header(scope, b"content-length")
+        if declared is None or not declared.strip().isdigit():
+            return True
+        return int(declared) >= self.heavy_bytes
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -587,7 +605,9 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
     app.add_middleware(
         RequestLimits, path=GRAPHQL_PATH, max_bytes=settings.max_request_bytes, max_depth=settings.max_json_depth
     )
-    app.add_middleware(AuthMiddleware, keys=keys)
+    # One line per tenant for large bodies, shared by both ways in.
+    heavy_line = CostlyOperationGate()
+    app.add_middleware(AuthMiddleware, keys=keys, heavy_line=heavy_line, heavy_bytes=settings.heavy_request_bytes)
     # The hot path: the same two checks in the same order, without FastAPI in between.
     app.graphql_post = AuthMiddleware(
         RequestLimits(
@@ -597,6 +617,8 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
             max_depth=settings.max_json_depth,
         ),
         keys=keys,
+        heavy_line=heavy_line,
+        heavy_bytes=settings.heavy_request_bytes,
     )
     install_console(app, console_files)
 

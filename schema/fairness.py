@@ -73,7 +73,8 @@ class TimeSlicedExecutor(FastExecutionContext):
 
 
 class CostlyOperationGate:
-    """At most ``per_tenant`` costly queries at once per tenant; the others wait in its line."""
+    """At most ``per_tenant`` costly queries (or, in app.main, large request bodies) at once per
+    tenant; the others wait in its line."""
 
     def __init__(self, per_tenant: int = COSTLY_PER_TENANT) -> None:
         self.per_tenant = per_tenant

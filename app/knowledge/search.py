@@ -25,7 +25,7 @@ import numpy.typing as npt
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.knowledge import repository
-from app.knowledge.embeddings import EmbeddingError, EmbeddingProvider, Matrix, from_bytes
+from app.knowledge.embeddings import EmbeddingError, EmbeddingProvider, Matrix, from_bytes, query_text
 from app.knowledge.models import Document
 from app.knowledge.tokens import is_mostly_unspaced, jaccard, normalise, query_tokens, shingles
 
@@ -159,7 +159,8 @@ class KnowledgeSearch:
         query_vector: npt.NDArray[np.float32] | None = None
         if self.embedder is not None and (mode == VECTOR or (mode == HYBRID and self._vectors_help(query))):
             try:
-                query_vector = (await asyncio.wait_for(self.embedder.embed([query]), self.timeout_s))[0]
+                embedded = query_text(self.embedder, query)
+                query_vector = (await asyncio.wait_for(self.embedder.embed([embedded]), self.timeout_s))[0]
             except (EmbeddingError, TimeoutError) as error:
                 outcome.vector_error = f"the query could not be embedded ({error or 'timeout'}); lexical results only"
                 logger.warning("knowledge search: %s", outcome.vector_error)

@@ -62,6 +62,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from app.knowledge.embeddings import query_text
 from app.knowledge.tokens import UNSPACED_RUN, index_tokens, normalise, query_token_sequence, query_tokens
 from app.skills.models import SkillDefinition
 from app.skills.resolve import ResolvedSkill
@@ -851,7 +852,8 @@ class SkillMatcher:
             index = await self._semantic_index(catalogue)
             everyday = await self._everyday()
             # The request's vector is cached too: routing and retries ask about the same message.
-            query_vector = np.asarray((await self.embeddings.vectors([semantic_form(query)]))[0], dtype=np.float32)
+            embedded = query_text(self.embeddings.provider, semantic_form(query))
+            query_vector = np.asarray((await self.embeddings.vectors([embedded]))[0], dtype=np.float32)
         except Exception:
             logger.warning("skill embeddings unavailable; matching is lexical only", exc_info=True)
             return None

@@ -55,6 +55,9 @@ class TestProviderChoice:
         provider = create_embedding_provider(Settings(embeddings="local"))
         assert isinstance(provider, LocalEmbeddings)
         assert provider.model_name == LOCAL_MODEL_NAME
+        assert provider.query_chars == 1_000
+        cut = create_embedding_provider(Settings(embeddings="local", embeddings_query_chars=0))
+        assert isinstance(cut, LocalEmbeddings) and cut.query_chars == 0  # 0: the whole query
 
     def test_openai_names_its_model(self) -> None:
         provider = create_embedding_provider(

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from app.knowledge.embeddings import query_text
 from app.skills.matching import (
     EVERYDAY_TOPICS,
     FEATURES,
@@ -272,11 +273,14 @@ class HashingEmbeddings:
 
     model_name = "test:hashing"
 
-    def __init__(self) -> None:
+    def __init__(self, query_chars: int = 0) -> None:
         self.calls: list[int] = []
+        self.batches: list[list[str]] = []
+        self.query_chars = query_chars
 
     async def embed(self, texts: Sequence[str]) -> Any:
         self.calls.append(len(texts))
+        self.batches.append(list(texts))
         rows = np.zeros((len(texts), 256), dtype=np.float32)
         for row, text in enumerate(texts):
             folded = f"  {text.casefold()}  "
@@ -295,6 +299,16 @@ class BrokenEmbeddings:
 
 
 class TestSemantic:
+    async def test_a_long_request_is_embedded_from_its_first_characters_and_read_whole(self) -> None:
+        provider = HashingEmbeddings(query_chars=60)
+        matcher = SkillMatcher(embeddings=EmbeddingCache(provider))
+        request = "Please look at the order of the parcel for the Berlin office. " * 60 + "then write meeting notes"
+        await matcher.match(catalogue(), request, top_k=3)
+        assert [len(text) for text in provider.batches[-1]] == [60]  # the request, embedded last
+        assert evidence(request)["sk_meeting"].hint == "meeting notes"  # the lexical side reads it all
+        assert query_text(provider, "short") == "short"
+        assert query_text(HashingEmbeddings(), request) == request
+
     async def test_each_hint_is_embedded_on_its_own_once(self) -> None:
         provider = HashingEmbeddings()
         matcher = SkillMatcher(embeddings=EmbeddingCache(provider))

@@ -1,0 +1,115 @@
+"""Large request bodies wait in their tenant's line (QUIVER_HEAVY_REQUEST_BYTES, app.main.AuthMiddleware):
+one tenant's many large bodies are let in one at a time, without holding back its small requests
+or anyone else's."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any, cast
+
+from starlette.types import Message, Receive, Scope, Send
+
+from app.main import PRINCIPAL_SCOPE_KEY, AuthMiddleware, KeyCache
+from app.principal import Principal, Role
+from schema.fairness import CostlyOperationGate
+
+HEAVY = 8 * 1024
+KEYS = {
+    "key-a": Principal(key_id="k_a", role=Role.MEMBER, space_id="sp_a"),
+    "key-b": Principal(key_id="k_b", role=Role.MEMBER, space_id="sp_b"),
+}
+
+
+class StubKeys:
+    async def principal(self, token: str) -> Principal | None:
+        return KEYS.get(token)
+
+
+class HeldApp:
+    """Counts the requests inside at once, per tenant and size, until released."""
+
+    def __init__(self) -> None:
+        self.inside: Counter[tuple[str, str]] = Counter()
+        self.most: Counter[tuple[str, str]] = Counter()
+        self.release = asyncio.Event()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        principal: Principal = scope[PRINCIPAL_SCOPE_KEY]
+        headers = dict(scope["headers"])
+        size = "heavy" if b"content-length" not in headers or int(headers[b"content-length"]) >= HEAVY else "light"
+        key = (str(principal.space_id), size)
+        self.inside[key] += 1
+        self.most[key] = max(self.most[key], self.inside[key])
+        try:
+            await self.release.wait()
+        finally:
+            self.inside[key] -= 1
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+
+async def post(app: Any, token: str, size: int | None) -> int:
+    headers = [(b"authorization", f"Bearer {token}".encode())]
+    if size is not None:
+        headers.append((b"content-length", str(size).encode()))
+    scope = {"type": "http", "method": "POST", "path": "/graphql", "headers": headers, "query_string": b""}
+    sent: list[Message] = []
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return int(sent[0]["status"])
+
+
+def middleware(inner: HeldApp, heavy_bytes: int = HEAVY) -> AuthMiddleware:
+    return AuthMiddleware(inner, cast(KeyCache, StubKeys()), CostlyOperationGate(), heavy_bytes)
+
+
+async def settle() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+class TestHeavyLine:
+    async def test_a_tenants_large_bodies_go_in_one_at_a_time(self) -> None:
+        inner = HeldApp()
+        app = middleware(inner)
+        requests = [
+            *(post(app, "key-a", 2 * 1024 * 1024) for _ in range(3)),
+            post(app, "key-a", None),  # chunked: its size is not declared
+            post(app, "key-a", 200),
+            post(app, "key-a", 300),
+            post(app, "key-b", 100_000),
+        ]
+        running = [asyncio.ensure_future(request) for request in requests]
+        await settle()
+        # One of tenant A's large bodies is in; its small requests and tenant B's large one are not held.
+        assert inner.inside[("sp_a", "heavy")] == 1
+        assert inner.inside[("sp_a", "light")] == 2
+        assert inner.inside[("sp_b", "heavy")] == 1
+        inner.release.set()
+        assert await asyncio.gather(*running) == [200] * 7
+        assert inner.most[("sp_a", "heavy")] == 1
+
+    async def test_zero_turns_the_line_off(self) -> None:
+        inner = HeldApp()
+        app = middleware(inner, heavy_bytes=0)
+        running = [asyncio.ensure_future(post(app, "key-a", 2 * 1024 * 1024)) for _ in range(3)]
+        await settle()
+        assert inner.inside[("sp_a", "heavy")] == 3
+        inner.release.set()
+        assert await asyncio.gather(*running) == [200] * 3
+
+    async def test_a_refused_key_waits_in_no_line(self) -> None:
+        inner = HeldApp()
+        app = middleware(inner)
+        holding = asyncio.ensure_future(post(app, "key-a", 2 * 1024 * 1024))
+        await settle()
+        assert await post(app, "wrong-key", 2 * 1024 * 1024) == 401
+        inner.release.set()
+        assert await holding == 200
