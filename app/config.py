@@ -57,9 +57,9 @@ class Settings(BaseSettings):
     max_request_bytes: int = 2 * 1024 * 1024
     max_json_depth: int = 64
     # A POST to /graphql whose body is at least this large (or of undeclared length) waits until
-    # the same tenant's earlier such requests are done: a tenant sending many large bodies at once
-    # has them parsed one at a time instead of filling the loop for everyone (bench/noisy_neighbour.py).
-    # 0: no line.
+    # the same tenant's earlier such requests are read, parsed, validated and costed (executing
+    # them does not hold the line): a tenant sending many large bodies at once has them parsed one
+    # at a time instead of filling the loop for everyone (bench/noisy_neighbour.py). 0: no line.
     heavy_request_bytes: int = 8 * 1024
     # Longest text input (characters) by kind: names, labels, ids, tags …; descriptions;
     # search queries; prompts and agent messages; document and SKILL.md texts; anything else.

@@ -80,7 +80,7 @@ from app.scheduling import TENANT
 from app.spaces import repository as spaces_repository
 from app.spaces import service as spaces_service
 from schema.context import Context
-from schema.fairness import CostlyOperationGate
+from schema.fairness import LINE_RELEASE_SCOPE_KEY, CostlyOperationGate
 from schema.schema import build_schema, export_sdl
 from schema.shared_streams import Frame, SharedStreams, SharingTransportWSHandler
 
@@ -244,10 +244,29 @@ class AuthMiddleware:
         tenant = principal.space_id or f"key:{principal.key_id}"
         TENANT.set(tenant)
         if self.heavy_line is not None and scope["method"] == "POST" and self._is_heavy(scope):
-            async with self.heavy_line.turn(tenant):
-                await self.app(scope, receive, send)
+            await self._in_line(self.heavy_line, tenant, scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+    async def _in_line(
+        self, line: CostlyOperationGate, tenant: str, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """Read, parse, validate and cost the request in the tenant's line; the schema lets the
+        next one in as execution starts (``LINE_RELEASE_SCOPE_KEY``), or this does at the end."""
+        await line.enter(tenant)
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                line.leave(tenant)
+
+        scope[LINE_RELEASE_SCOPE_KEY] = release
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            release()
 
     def _is_heavy(self, scope: Scope) -> bool:
         """A body of at least ``heavy_bytes``, or one whose length is not declared (chunked)."""

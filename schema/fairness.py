@@ -34,6 +34,10 @@ SLICED_LIST_MIN = 16
 #: with about ten fields costs about 1,000; the cheap queries of a page cost tens).
 COSTLY_COST = 1_000
 COSTLY_PER_TENANT = 1
+#: Where app.main's line for large bodies leaves the call that lets the tenant's next one in:
+#: made once the request's document is parsed, validated and costed (its execution does not
+#: hold the line: a synchronous agent run may take minutes).
+LINE_RELEASE_SCOPE_KEY = "quiver.release_line"
 
 
 class TimeSlicedExecutor(FastExecutionContext):
@@ -82,17 +86,32 @@ class CostlyOperationGate:
 
     @asynccontextmanager
     async def turn(self, tenant: str) -> AsyncIterator[None]:
+        await self.enter(tenant)
+        try:
+            yield
+        finally:
+            self.leave(tenant)
+
+    async def enter(self, tenant: str) -> None:
+        """Wait for the tenant's turn; every ``enter`` that returned needs one ``leave``."""
         semaphore, users = self._lines.get(tenant) or (asyncio.Semaphore(self.per_tenant), 0)
         self._lines[tenant] = (semaphore, users + 1)
         try:
-            async with semaphore:
-                yield
-        finally:
-            semaphore, users = self._lines[tenant]
-            if users <= 1:
-                del self._lines[tenant]
-            else:
-                self._lines[tenant] = (semaphore, users - 1)
+            await semaphore.acquire()
+        except BaseException:
+            self._out_of_line(tenant)
+            raise
+
+    def leave(self, tenant: str) -> None:
+        self._lines[tenant][0].release()
+        self._out_of_line(tenant)
+
+    def _out_of_line(self, tenant: str) -> None:
+        semaphore, users = self._lines[tenant]
+        if users <= 1:
+            del self._lines[tenant]
+        else:
+            self._lines[tenant] = (semaphore, users - 1)
 
     def in_line(self, tenant: str) -> int:
         """Queries of the tenant running or waiting."""

@@ -46,7 +46,7 @@ from strawberry.types.graphql import OperationType
 from strawberry.utils.str_converters import to_camel_case
 
 from schema.errors import ClientError, UserError
-from schema.fairness import COSTLY_COST, CostlyOperationGate
+from schema.fairness import COSTLY_COST, LINE_RELEASE_SCOPE_KEY, CostlyOperationGate
 from schema.pagination import MAX_FIRST
 
 #: How many items a list field without ``first`` is assumed to hold.
@@ -260,6 +260,11 @@ class QueryCostLimiter(SchemaExtension):
         """A costly query runs once its tenant's earlier costly ones are done (``schema.fairness``).
         Not mutations or subscriptions: they wait on tools, models and events, not the loop."""
         context = self.execution_context
+        # A large body's line (app.main) is for reading and parsing it; executing does not hold it.
+        request = getattr(context.context, "request", None)
+        release = getattr(request, "scope", {}).get(LINE_RELEASE_SCOPE_KEY) if request is not None else None
+        if release is not None:
+            release()
         if self.gate is None or self.cost < COSTLY_COST or context.operation_type is not OperationType.QUERY:
             yield
             return

@@ -12,7 +12,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from app.main import PRINCIPAL_SCOPE_KEY, AuthMiddleware, KeyCache
 from app.principal import Principal, Role
-from schema.fairness import CostlyOperationGate
+from schema.fairness import LINE_RELEASE_SCOPE_KEY, CostlyOperationGate
 
 HEAVY = 8 * 1024
 KEYS = {
@@ -29,13 +29,17 @@ class StubKeys:
 class HeldApp:
     """Counts the requests inside at once, per tenant and size, until released."""
 
-    def __init__(self) -> None:
+    def __init__(self, executes: bool = False) -> None:
         self.inside: Counter[tuple[str, str]] = Counter()
         self.most: Counter[tuple[str, str]] = Counter()
         self.release = asyncio.Event()
+        self.executes = executes  # let the line go as the schema does once execution starts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         principal: Principal = scope[PRINCIPAL_SCOPE_KEY]
+        if self.executes and LINE_RELEASE_SCOPE_KEY in scope:
+            scope[LINE_RELEASE_SCOPE_KEY]()
+            scope[LINE_RELEASE_SCOPE_KEY]()  # twice: the second does nothing
         headers = dict(scope["headers"])
         size = "heavy" if b"content-length" not in headers or int(headers[b"content-length"]) >= HEAVY else "light"
         key = (str(principal.space_id), size)
@@ -66,8 +70,8 @@ async def post(app: Any, token: str, size: int | None) -> int:
     return int(sent[0]["status"])
 
 
-def middleware(inner: HeldApp, heavy_bytes: int = HEAVY) -> AuthMiddleware:
-    return AuthMiddleware(inner, cast(KeyCache, StubKeys()), CostlyOperationGate(), heavy_bytes)
+def middleware(inner: HeldApp, heavy_bytes: int = HEAVY, line: CostlyOperationGate | None = None) -> AuthMiddleware:
+    return AuthMiddleware(inner, cast(KeyCache, StubKeys()), line or CostlyOperationGate(), heavy_bytes)
 
 
 async def settle() -> None:
@@ -113,3 +117,15 @@ class TestHeavyLine:
         assert await post(app, "wrong-key", 2 * 1024 * 1024) == 401
         inner.release.set()
         assert await holding == 200
+
+    async def test_execution_lets_the_next_large_body_in(self) -> None:
+        inner, line = HeldApp(executes=True), CostlyOperationGate()
+        app = middleware(inner, line=line)
+        running = [asyncio.ensure_future(post(app, "key-a", 2 * 1024 * 1024)) for _ in range(3)]
+        await settle()
+        # Each let the next in as it started executing: all three execute at once, none is in line.
+        assert inner.inside[("sp_a", "heavy")] == 3
+        assert line.in_line("sp_a") == 0
+        inner.release.set()
+        assert await asyncio.gather(*running) == [200] * 3
+        assert line.in_line("sp_a") == 0

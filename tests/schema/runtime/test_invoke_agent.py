@@ -57,6 +57,23 @@ async def world(quiver: RuntimeApp, keys: Keys, admin_key: str, openai_server: O
     return World(space.id, gql, model, agent)
 
 
+class TestLargeBodies:
+    async def test_a_long_run_with_a_large_message_does_not_hold_its_tenants_line(self, world: World) -> None:
+        # QUIVER_HEAVY_REQUEST_BYTES: a large body waits for the tenant's earlier ones only while
+        # it is read and parsed, not while a synchronous run it started waits on its model.
+        gate = threading.Event()
+        world.model.push(final("summarised").held_until(gate))
+        running = asyncio.ensure_future(invoke(world.gql, world.agent["id"], "Summarise: " + "lorem " * 2_000))
+        try:
+            await wait_until(lambda: len(world.model.requests) == 1)
+            padded = "query Pad($pad: String!) { __type(name: $pad) { name } }"
+            answer = await asyncio.wait_for(world.gql.execute(padded, {"pad": "P" * 10_000}), 10)
+            assert answer == {"__type": None}
+        finally:
+            gate.set()
+        assert (await running)["output"] == "summarised"
+
+
 class TestAsyncRuns:
     async def test_async_returns_a_running_run_that_finishes_later(self, world: World) -> None:
         gate = threading.Event()
