@@ -266,19 +266,9 @@ class HttpExecutor(CappedExecutor):
         except EgressDeniedError as error:  # from the connection (app.egress)
             raise _egress_denied(error) from None
         except httpx.TimeoutException:
-            raise ToolFailure(
-                EXTERNAL_API_TIMEOUT,
-                "The tool's service did not answer in time.",
-                f"no response within {invocation.timeout_s:.1f}s",
-                retryable=True,
-            ) from None
+            raise _timed_out(invocation) from None
         except httpx.HTTPError as error:
-            raise ToolFailure(
-                EXTERNAL_API_ERROR,
-                "The tool's service could not be reached.",
-                f"{type(error).__name__}: {error}",
-                retryable=True,
-            ) from None
+            raise _unreachable(error) from None
 
     async def _post_plain(
         self, invocation: Invocation, origin: Origin, head_lines: bytes, body: bytes
@@ -292,19 +282,9 @@ class HttpExecutor(CappedExecutor):
         except ResponseTooLargeError as error:
             raise _too_large(error.size) from None
         except TimeoutError:
-            raise ToolFailure(
-                EXTERNAL_API_TIMEOUT,
-                "The tool's service did not answer in time.",
-                f"no response within {invocation.timeout_s:.1f}s",
-                retryable=True,
-            ) from None
+            raise _timed_out(invocation) from None
         except (OSError, ProtocolError) as error:
-            raise ToolFailure(
-                EXTERNAL_API_ERROR,
-                "The tool's service could not be reached.",
-                f"{type(error).__name__}: {error}",
-                retryable=True,
-            ) from None
+            raise _unreachable(error) from None
 
     async def aclose(self) -> None:
         if self.plain is not None:
@@ -313,6 +293,24 @@ class HttpExecutor(CappedExecutor):
 
 def _egress_denied(error: EgressDeniedError) -> ToolFailure:
     return ToolFailure(EGRESS_DENIED, "The tool's endpoint is not reachable from this platform.", str(error))
+
+
+def _timed_out(invocation: Invocation) -> ToolFailure:
+    return ToolFailure(
+        EXTERNAL_API_TIMEOUT,
+        "The tool's service did not answer in time.",
+        f"no response within {invocation.timeout_s:.1f}s",
+        retryable=True,
+    )
+
+
+def _unreachable(error: Exception) -> ToolFailure:
+    return ToolFailure(
+        EXTERNAL_API_ERROR,
+        "The tool's service could not be reached.",
+        f"{type(error).__name__}: {error}",
+        retryable=True,
+    )
 
 
 def _too_large(size: int) -> ToolFailure:
