@@ -272,6 +272,85 @@ async def latency(
     return figures[0], figures[1], figures[2], figures[3]
 
 
+CAUSES = ("gate", "runner-up share", "rank", "false match")
+
+
+async def diagnose(matcher: SkillMatcher, documents: list[SkillDocument], request: Request) -> str | None:
+    """Why ``request`` went wrong, or None when it did not: ``gate`` (the right skill ranks in
+    the first 5 but the gate refused the request), ``runner-up share`` (the request passed, the
+    right skill ranks in the first 5 but under ``RUNNER_UP_SHARE`` of the first candidate's
+    probability), ``rank`` (the right skill is not among the first 5 candidates), ``false
+    match`` (a no-skill request got something)."""
+    candidates = await matcher.candidates(documents, request.text)
+    unspaced = matching.is_mostly_unspaced_request(request.text)
+    returned = [candidate.document.skill_id for candidate in gate(candidates, matcher.calibration, unspaced)][:5]
+    if not request.expected:
+        return "false match" if returned else None
+    if any(skill_id in request.expected for skill_id in returned):
+        return None
+    rank = next((at for at, c in enumerate(candidates) if c.document.skill_id in request.expected), None)
+    if rank is None or rank >= 5:
+        return "rank"
+    return "runner-up share" if returned else "gate"
+
+
+def describe(candidate: matching.Candidate, right: bool) -> str:
+    """One candidate's evidence: probability, the lexical side (strength, whole hint, shared
+    words, boundary words), the semantic side (similarity, margin over the everyday background,
+    nearest skill text)."""
+    named = dict(zip(matching.FEATURES, candidate.features, strict=True))
+    found = candidate.lexical
+    semantic = (
+        f" sim {named['similarity']:.3f} margin {named['pair_margin']:+.3f} near {_short(candidate.nearest_text)!r}"
+        if candidate.similarity is not None
+        else ""
+    )
+    boundary = f" boundary {found.boundary_words[:3]} ({named['boundary']:.2f})" if found.boundary_words else ""
+    hint = f" hint {found.hint!r}" if found.hint_coverage == 1.0 else ""
+    return (
+        f"    {'*' if right else ' '} {candidate.document.skill_id:<26} p {candidate.probability:.3f} "
+        f"lexical {named['strength']:.2f}{hint} words {found.words[:4]}{boundary}{semantic}"
+    )
+
+
+def _short(text: str | None, limit: int = 48) -> str:
+    text = text or ""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+async def print_misses(matcher: SkillMatcher, documents: list[SkillDocument], requests: Sequence[Request]) -> None:
+    """Each tuning request that went wrong, with its cause (:func:`diagnose`), the gate's
+    probability against the script's threshold, the first three candidates and the right one;
+    then the count per cause and language. Never run on the held-out half."""
+    counts: dict[tuple[str, str], int] = {}
+    print("\n### Tuning misses (* the right skill)")
+    for request in requests:
+        cause = await diagnose(matcher, documents, request)
+        if cause is None:
+            continue
+        counts[(cause, request.lang)] = counts.get((cause, request.lang), 0) + 1
+        candidates = await matcher.candidates(documents, request.text)
+        unspaced = matching.is_mostly_unspaced_request(request.text)
+        rank = next((at for at, c in enumerate(candidates) if c.document.skill_id in request.expected), None)
+        where = "" if not request.expected else f", right skill at {'—' if rank is None else rank + 1}"
+        print(
+            f"\n  {cause.upper()} {request.id} [{request.lang}/{request.kind}] gate "
+            f"{applies(candidates, matcher.calibration):.3f} / threshold "
+            f"{matcher.calibration.threshold_for(unspaced)}{where}; want {list(request.expected) or 'nothing'}"
+        )
+        print(f"    {request.text}")
+        shown = candidates[:3] + [c for c in candidates[3:] if c.document.skill_id in request.expected][:1]
+        for candidate in shown:
+            print(describe(candidate, candidate.document.skill_id in request.expected))
+        if request.expected and rank is None:
+            print(f"      (not among the {matching.CANDIDATES} candidates)")
+    print("\n| cause | " + " | ".join(LANGS) + " | all |")
+    print("|---|" + "---:|" * (len(LANGS) + 1))
+    for cause in CAUSES:
+        cells = [counts.get((cause, lang), 0) for lang in LANGS]
+        print(f"| {cause} | " + " | ".join(str(cell) for cell in cells) + f" | {sum(cells)} |")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-embeddings", action="store_true", help="lexical only (skip the local model)")
@@ -334,15 +413,7 @@ async def main() -> None:
         if arguments.show_tuning:
             report(f"{mode}, tuning", tuning, await evaluate(matcher, documents, tuning))
         if arguments.misses:
-            tuning_returned = await evaluate(matcher, documents, tuning)
-            for request in tuning:
-                got = tuning_returned[request.id]
-                wrong = (request.expected and not any(s in request.expected for s in got[:5])) or (
-                    not request.expected and got
-                )
-                if wrong:
-                    label = f"{request.lang}/{request.kind}"
-                    print(f"  MISS [{label}] {request.text!r}: got {got}, want {request.expected}")
+            await print_misses(matcher, documents, tuning)
 
     if arguments.no_latency:
         return
