@@ -144,6 +144,49 @@ def semantic_form(text: str) -> str:
     return stripped or text
 
 
+# British and American spellings of one word stem apart ("visualise" -> "visualis", "visualize"
+# -> "visual"; "analyse" / "analyze", "colour" / "color", "centre" / "center"), so a request
+# and a skill written on either side of the Atlantic share nothing. Both sides are read in
+# one spelling (:func:`one_spelling`) before they are cut into tokens; what was written is what
+# reasons show. Words whose -ise, -our or -tre is no spelling variant are left as they are.
+# Words that may be written either way: cheap to find, then read one by one (cached).
+_SPELLING_CANDIDATE = re.compile(
+    r"\b[A-Za-z]{2,}?(?:(?:is|ys)(?:e|es|ed|er|ers|ing|ation|ations|ational)|our(?:s|ed|ing|ite|ites|ful|able|less)?"
+    r"|tre[sd]?)\b",
+    re.IGNORECASE,
+)
+_BRITISH = re.compile(
+    # -ise / -yse, except where no -ize is ever written ("advertise", "exercise", "surprise", "raise")
+    r"(?!(?:adv|advert|appr|arr|bru|circumc|compr|comprom|cru|desp|dev|disgu|enterpr|exc|exerc|expert"
+    r"|franch|improv|inc|merchand|otherw|pra|prem|prec|conc|prom|ra|rev|superv|surpr|telev|no|po"
+    r"|chast|chem|mort|pa|ho)(?:is|ys))"
+    r"([a-z]{2,}?)(is|ys)(e|es|ed|er|ers|ing|ation|ations|ational)"
+    # -our, except "hour", "four", "your", "tour", "pour"…
+    r"|(?!(?:h|f|y|t|p|s|fl|cont|det|dev|am|vel|troubad|param|d)our)([a-z]+?)our(s|ed|ing|ite|ites|ful|able|less)?"
+    # -tre of "centre", "metre", "theatre", "litre", "fibre"…
+    r"|([a-z]*?(?:cen|me|thea|li|fib|spec|lus|scep))tre(s|d)?",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=4096)
+def _american(word: str) -> str:
+    found = _BRITISH.fullmatch(word)
+    if found is None:
+        return word
+    if found.group(1) is not None:
+        return f"{found.group(1)}{'iz' if found.group(2).lower() == 'is' else 'yz'}{found.group(3)}"
+    if found.group(4) is not None:
+        return f"{found.group(4)}or{found.group(5) or ''}"
+    return f"{found.group(6)}ter{ {'s': 's', 'd': 'ed'}.get((found.group(7) or '').lower(), '') }"
+
+
+def one_spelling(text: str) -> str:
+    """``text`` with British spellings in their American form ("summarise the colour centre" ->
+    "summarize the color center"), so that either matches the other."""
+    return _SPELLING_CANDIDATE.sub(lambda found: _american(found.group()), text)
+
+
 FILLER = frozenset(term for word in (*_CHINESE_FILLER, *_ENGLISH_FILLER) for term in query_tokens(word))
 # Words that say nothing about what a boundary excludes.
 BOUNDARY_STOP_WORDS = FILLER | frozenset(
@@ -429,7 +472,7 @@ def _cached_word(word: str) -> tuple[tuple[str, ...], str | None, bool, bool, bo
     stripped = word.strip(_PUNCTUATION)
     spaced = stripped.isascii()
     return (
-        tuple(query_tokens(stripped)),
+        tuple(query_tokens(one_spelling(stripped))),
         # How the request wrote the word (for reasons); None: the term itself.
         stripped.casefold() if spaced else None,
         # A name: carries digits, or capitalised mid-sentence (ASCII words only).
@@ -452,7 +495,7 @@ MAX_CACHED_WORD = 48
 
 
 def request_terms(text: str) -> RequestTerms:
-    sequence = [term for term in query_token_sequence(text) if term not in FILLER and not term.isdigit()]
+    sequence = [term for term in query_token_sequence(one_spelling(text)) if term not in FILLER and not term.isdigit()]
     surface: dict[str, str] = {}
     names: set[str] = set()
     sentence_start = True
@@ -464,7 +507,7 @@ def request_terms(text: str) -> RequestTerms:
                 names.add(term)
         sentence_start = ends_sentence
     spans = [span.group() for span in NEGATION.finditer(text)]
-    negated = {term for span in spans for term in query_tokens(span)}
+    negated = {term for span in spans for term in query_tokens(one_spelling(span))}
     kept = [term for term in sequence if term not in negated]
     negated_grams = {gram for span in spans for gram in cjk_trigrams(span)} if USE_TRIGRAMS else set()
     grams = [gram for gram in cjk_trigrams(text) if gram not in negated_grams] if USE_TRIGRAMS else []
@@ -575,14 +618,14 @@ class LexicalIndex:
         for index, document in enumerate(self.documents):
             boundary = frozenset(
                 token
-                for token in index_tokens(document.boundary or "")
+                for token in index_tokens(one_spelling(document.boundary or ""))
                 if token not in positives[index]
                 and token not in BOUNDARY_STOP_WORDS
                 and 0 < frequency.get(token, 0) <= distinctive_limit
             )
             hints: list[tuple[str, tuple[str, ...]]] = []
             for hint in document.trigger_hints:
-                terms = tuple(term for term in query_token_sequence(hint) if term not in FILLER)
+                terms = tuple(term for term in query_token_sequence(one_spelling(hint)) if term not in FILLER)
                 # A phrase of several words that boils down to one ("why did they leave" → "leav")
                 # is no phrase any more: its word counts like any other.
                 if len(terms) >= 2 or (len(terms) == 1 and len(hint.split()) == 1):
@@ -670,7 +713,7 @@ class LexicalIndex:
 
 
 def _field_tokens(text: str) -> list[str]:
-    tokens = index_tokens(text)
+    tokens = index_tokens(one_spelling(text))
     return tokens + cjk_trigrams(text) if USE_TRIGRAMS else tokens
 
 

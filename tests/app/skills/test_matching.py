@@ -29,6 +29,7 @@ from app.skills.matching import (
     gate,
     gate_features,
     is_mostly_unspaced_request,
+    one_spelling,
     request_terms,
     semantic_form,
 )
@@ -160,6 +161,46 @@ class TestLexical:
         assert "newsletter" in request_terms("not a newsletter, an email").negated or any(
             term.startswith("newslett") for term in request_terms("not a newsletter, an email").negated
         )
+
+
+class TestSpelling:
+    @pytest.mark.parametrize(
+        ("request_text", "hint"),
+        [
+            # The skill writes the American spelling, the request the British one, and the reverse.
+            ("Could you summarise this meeting with the Leeds team?", "summarize this meeting"),
+            ("which colour chart should I use", "which color chart should I use"),
+            ("analyze the survey for the regional centre", "analyse the survey"),
+        ],
+    )
+    def test_a_hint_in_the_other_spelling_is_found_word_for_word(self, request_text: str, hint: str) -> None:
+        skill = SkillDocument(skill_id="sk_x", name="x", label="X", description="X.", trigger_hints=(hint,))
+        found = evidence(request_text, [skill, EMAIL])["sk_x"]
+        assert found.hint == hint and found.hint_coverage == 1.0
+
+    async def test_reasons_show_the_word_as_the_request_wrote_it(self) -> None:
+        chart = SkillDocument(
+            skill_id="sk_chart", name="chart", label="Charts", description="Visualize data as charts."
+        )
+        matches = await SkillMatcher().score_all([chart, EMAIL], "how do I visualise monthly sales")
+        assert matches[0].skill_id == "sk_chart" and "visualise" in matches[0].words
+
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            (
+                "summarise the colour of the theatre centre, 5 kilometres",
+                "summarize the color of the theater center, 5 kilometers",
+            ),
+            ("the organisation analysed and prioritised", "the organization analyzed and prioritized"),
+            # No spelling variant: left as written (else "advertising" and "advertise" would part).
+            ("advertising, exercise, surprise, enterprise, revise, raise, noise", None),
+            ("our hour, four tours, your flour", None),
+            ("数据可视化 PARIS Isen", None),
+        ],
+    )
+    def test_one_spelling(self, text: str, expected: str | None) -> None:
+        assert one_spelling(text) == (expected if expected is not None else text)
 
 
 class TestLongRequests:
