@@ -61,6 +61,13 @@ class Settings(BaseSettings):
     # them does not hold the line): a tenant sending many large bodies at once has them parsed one
     # at a time instead of filling the loop for everyone (bench/noisy_neighbour.py). 0: no line.
     heavy_request_bytes: int = 8 * 1024
+    # While another tenant (space; ADMIN key) is being served, at most this many requests of a
+    # tenant execute at once; its others wait in its own queue (at most tenant_queue_max, each at
+    # most tenant_queue_timeout_s, then 429 BUSY). Alone, a tenant is never held (schema/fairness.py).
+    # 0: no cap.
+    tenant_concurrency: int = 2
+    tenant_queue_max: int = 256
+    tenant_queue_timeout_s: float = 10.0
     # Longest text input (characters) by kind: names, labels, ids, tags …; descriptions;
     # search queries; prompts and agent messages; document and SKILL.md texts; anything else.
     max_name_chars: int = 200

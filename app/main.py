@@ -80,7 +80,7 @@ from app.scheduling import TENANT
 from app.spaces import repository as spaces_repository
 from app.spaces import service as spaces_service
 from schema.context import Context
-from schema.fairness import LINE_RELEASE_SCOPE_KEY, CostlyOperationGate
+from schema.fairness import LINE_RELEASE_SCOPE_KEY, CostlyOperationGate, TenantAdmission, TenantBusyError
 from schema.schema import build_schema, export_sdl
 from schema.shared_streams import Frame, SharedStreams, SharingTransportWSHandler
 
@@ -196,6 +196,18 @@ def _same_secret(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
+BUSY = "BUSY"
+
+
+def _busy(message: str) -> JSONResponse:
+    """A request its tenant's admission queue could not take (``QUIVER_TENANT_CONCURRENCY``)."""
+    return JSONResponse(
+        {"data": None, "errors": [{"message": message, "extensions": {"code": BUSY}}]},
+        status_code=429,
+        headers={"Retry-After": "1"},
+    )
+
+
 def _unauthenticated(message: str) -> JSONResponse:
     return JSONResponse(
         {"data": None, "errors": [{"message": message, "extensions": {"code": "UNAUTHENTICATED"}}]},
@@ -212,10 +224,17 @@ class AuthMiddleware:
     """
 
     def __init__(
-        self, app: ASGIApp, keys: KeyCache, heavy_line: CostlyOperationGate | None = None, heavy_bytes: int = 0
+        self,
+        app: ASGIApp,
+        keys: KeyCache,
+        heavy_line: CostlyOperationGate | None = None,
+        heavy_bytes: int = 0,
+        admission: TenantAdmission | None = None,
     ) -> None:
         self.app = app
         self.keys = keys
+        # A tenant's share of requests executing at once while others are served (QUIVER_TENANT_CONCURRENCY).
+        self.admission = admission
         # Large POST bodies wait for the same tenant's earlier ones (QUIVER_HEAVY_REQUEST_BYTES).
         self.heavy_line = heavy_line if heavy_bytes > 0 else None
         self.heavy_bytes = heavy_bytes
@@ -243,6 +262,20 @@ class AuthMiddleware:
         # Whose request this is, for the loop's fair share (app/scheduling.py).
         tenant = principal.space_id or f"key:{principal.key_id}"
         TENANT.set(tenant)
+        if self.admission is None:
+            await self._admitted(tenant, scope, receive, send)
+            return
+        try:
+            ticket = await self.admission.enter(tenant)
+        except TenantBusyError as busy:
+            await _busy(busy.message)(scope, receive, send)
+            return
+        try:
+            await self._admitted(tenant, scope, receive, send)
+        finally:
+            ticket.release()
+
+    async def _admitted(self, tenant: str, scope: Scope, receive: Receive, send: Send) -> None:
         if self.heavy_line is not None and scope["method"] == "POST" and self._is_heavy(scope):
             await self._in_line(self.heavy_line, tenant, scope, receive, send)
             return
@@ -626,7 +659,23 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
     )
     # One line per tenant for large bodies, shared by both ways in.
     heavy_line = CostlyOperationGate()
-    app.add_middleware(AuthMiddleware, keys=keys, heavy_line=heavy_line, heavy_bytes=settings.heavy_request_bytes)
+    # And one admission per process, shared by both ways in: a tenant's share of executing requests.
+    admission = (
+        TenantAdmission(
+            settings.tenant_concurrency,
+            max_waiting=settings.tenant_queue_max,
+            max_wait_s=settings.tenant_queue_timeout_s,
+        )
+        if settings.tenant_concurrency > 0
+        else None
+    )
+    app.add_middleware(
+        AuthMiddleware,
+        keys=keys,
+        heavy_line=heavy_line,
+        heavy_bytes=settings.heavy_request_bytes,
+        admission=admission,
+    )
     # The hot path: the same two checks in the same order, without FastAPI in between.
     app.graphql_post = AuthMiddleware(
         RequestLimits(
@@ -638,6 +687,7 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
         keys=keys,
         heavy_line=heavy_line,
         heavy_bytes=settings.heavy_request_bytes,
+        admission=admission,
     )
     install_console(app, console_files)
 

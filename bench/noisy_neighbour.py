@@ -237,7 +237,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--samples", type=int, default=400, help="quiet queries per run (idle, then loaded)")
     parser.add_argument("--concurrency", type=int, default=4, help="noisy requests in flight")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="QUIVER_NAME=VALUE",
+        help="a setting for the server (repeatable; the bench passes none of its own environment's QUIVER_*)",
+    )
     arguments = parser.parse_args()
+    overrides = dict(item.split("=", 1) for item in arguments.set)
+    if any(not name.startswith("QUIVER_") for name in overrides):
+        parser.error("--set takes QUIVER_NAME=VALUE")
 
     from app.config import Settings
 
@@ -254,6 +264,7 @@ def main() -> None:
             "QUIVER_LOG_LEVEL": "WARNING",
             # The noisy tenant may call as often as it likes: only the limits under test apply.
             "QUIVER_TOOL_RATE_LIMIT": "1000000/minute",
+            **overrides,
         }
         log = Path(directory) / "serve.log"
         quiver = Path(sys.executable).parent / "quiver"
@@ -307,6 +318,8 @@ def main() -> None:
         f"another space, {arguments.concurrency} requests in flight from a separate process, cycling through "
         f"{len(requests)} kinds"
     )
+    if overrides:
+        print("  server settings: " + ", ".join(f"{name}={value}" for name, value in overrides.items()))
     print(f"  load average (1 min): {load_before:.2f} before the idle run, {load_loaded:.2f} after the loaded run")
     print()
     print(f"  quiet idle    {summary(idle)}")

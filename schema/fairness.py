@@ -14,12 +14,20 @@ freeze at start-up, ``app.main.freeze_startup_objects``):
   queries costing ``COSTLY_COST`` or more (see ``schema.limits``) execute at once per
   tenant (a space; an ADMIN key on its own): a tenant sending many heavy queries waits
   behind itself, not the others behind it.
+- **Fair admission.** :class:`TenantAdmission` lets at most ``per_tenant`` requests of a
+  tenant execute at once *while another tenant is active*; the rest wait in the tenant's
+  own queue, first in first out, bounded in length and in time (then refused with
+  :class:`TenantBusyError`). Every step a request has ready is one the others' requests wait
+  behind, so a tenant with many requests in flight would otherwise set everyone's latency.
+  Alone, a tenant is never held: a single tenant's many concurrent calls (and what they
+  share, such as the call log's group commits) keep their concurrency.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -117,3 +125,204 @@ class CostlyOperationGate:
         """Queries of the tenant running or waiting."""
         entry = self._lines.get(tenant)
         return 0 if entry is None else entry[1]
+
+
+#: A request counts against its tenant's share for at most this long: one still open after it is
+#: waiting on something outside (a model, an upstream tool), not keeping the loop busy.
+ADMISSION_HOLD_S = 1.0
+#: A tenant stays "active" this long after its last request ended: a client sending one request
+#: at a time (and a few milliseconds apart) is still being served between them.
+ADMISSION_RECENT_S = 1.0
+#: How often waiting requests are looked at again (a hold run out, a tenant gone quiet).
+ADMISSION_RECHECK_S = 0.02
+
+
+class TenantBusyError(Exception):
+    """A request its tenant's queue cannot take (full) or did not admit in time."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class AdmissionTicket:
+    """An admitted request: ``release`` once it is answered (idempotent)."""
+
+    __slots__ = ("_admission", "_state", "admitted_at", "held", "released")
+
+    def __init__(self, admission: TenantAdmission, state: _TenantState, admitted_at: float) -> None:
+        self._admission = admission
+        self._state = state
+        self.admitted_at = admitted_at
+        self.held = True
+        self.released = False
+
+    def release(self) -> None:
+        if not self.released:
+            self.released = True
+            self._admission._release(self)
+
+
+class _TenantState:
+    __slots__ = ("holding", "name", "open", "tickets", "waiting")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        #: Requests admitted or waiting, not yet answered.
+        self.open = 0
+        #: Admitted requests counting against the share (not released, not past the hold).
+        self.holding = 0
+        #: Admitted tickets, oldest first (released ones are dropped as they reach the front).
+        self.tickets: deque[AdmissionTicket] = deque()
+        self.waiting: deque[asyncio.Future[AdmissionTicket]] = deque()
+
+
+class TenantAdmission:
+    """At most ``per_tenant`` executing requests per tenant while other tenants are active.
+
+    A tenant is active while it has a request open, and for ``recent_s`` after its last one
+    ended. A request of a tenant at its share, while another tenant is active, waits in its
+    tenant's queue (first in, first out); it is let in when one of the tenant's requests ends
+    or has been executing for ``hold_s``, or when the others have gone quiet. Other tenants'
+    requests never wait behind that queue. At most ``max_waiting`` wait per tenant and none
+    longer than ``max_wait_s``: past either, :meth:`enter` raises :class:`TenantBusyError`.
+    """
+
+    def __init__(
+        self,
+        per_tenant: int,
+        *,
+        max_waiting: int = 256,
+        max_wait_s: float = 10.0,
+        hold_s: float = ADMISSION_HOLD_S,
+        recent_s: float = ADMISSION_RECENT_S,
+        recheck_s: float = ADMISSION_RECHECK_S,
+    ) -> None:
+        if per_tenant < 1:
+            raise ValueError("per_tenant must be at least 1")
+        self.per_tenant = per_tenant
+        self.max_waiting = max_waiting
+        self.max_wait_s = max_wait_s
+        self.hold_s = hold_s
+        self.recent_s = recent_s
+        self.recheck_s = recheck_s
+        #: Tenants with a request open.
+        self._tenants: dict[str, _TenantState] = {}
+        #: Tenants with none open: when their last one ended.
+        self._ended: dict[str, float] = {}
+        self._recheck: asyncio.TimerHandle | None = None
+
+    async def enter(self, tenant: str) -> AdmissionTicket:
+        """Admit a request of ``tenant`` (at once, or after its turn in the tenant's queue)."""
+        now = time.monotonic()
+        state = self._tenants.get(tenant)
+        if state is None:
+            state = self._tenants[tenant] = _TenantState(tenant)
+            self._ended.pop(tenant, None)
+        state.open += 1
+        if not state.waiting and self._may_enter(state, now):
+            return self._admit(state, now)
+        if len(state.waiting) >= self.max_waiting:
+            self._close(state, now)
+            raise TenantBusyError(
+                f"{self.max_waiting} requests of this tenant are already waiting for one of its "
+                f"{self.per_tenant} running ones to end; retry later."
+            )
+        loop = asyncio.get_running_loop()
+        turn: asyncio.Future[AdmissionTicket] = loop.create_future()
+        state.waiting.append(turn)
+        if self._recheck is None:
+            self._recheck = loop.call_later(self.recheck_s, self._look_again)
+        try:
+            async with asyncio.timeout(self.max_wait_s):
+                return await turn
+        except BaseException as error:
+            if turn.done() and not turn.cancelled():
+                turn.result().release()  # let in just as the wait ended
+            else:
+                turn.cancel()
+                if turn in state.waiting:
+                    state.waiting.remove(turn)
+                self._close(state, time.monotonic())
+            if isinstance(error, TimeoutError):
+                raise TenantBusyError(
+                    f"Not let in within {self.max_wait_s:g} s: this tenant's {self.per_tenant} running "
+                    "requests hold its share while others are served; retry later."
+                ) from None
+            raise
+
+    def running(self, tenant: str) -> int:
+        """Requests of ``tenant`` counting against its share now."""
+        state = self._tenants.get(tenant)
+        if state is None:
+            return 0
+        self._expire(state, time.monotonic())
+        return state.holding
+
+    def waiting(self, tenant: str) -> int:
+        state = self._tenants.get(tenant)
+        return 0 if state is None else sum(1 for turn in state.waiting if not turn.done())
+
+    def _may_enter(self, state: _TenantState, now: float) -> bool:
+        if state.holding < self.per_tenant:
+            return True
+        self._expire(state, now)
+        return state.holding < self.per_tenant or not self._others_active(state.name, now)
+
+    def _others_active(self, tenant: str, now: float) -> bool:
+        for name in self._tenants:
+            if name != tenant:
+                return True
+        gone = [name for name, ended in self._ended.items() if now - ended >= self.recent_s]
+        for name in gone:
+            del self._ended[name]
+        return any(name != tenant for name in self._ended)
+
+    def _admit(self, state: _TenantState, now: float) -> AdmissionTicket:
+        ticket = AdmissionTicket(self, state, now)
+        state.holding += 1
+        state.tickets.append(ticket)
+        return ticket
+
+    def _expire(self, state: _TenantState, now: float) -> None:
+        """Drop released tickets from the front; stop counting those held past ``hold_s``."""
+        tickets = state.tickets
+        while tickets and (tickets[0].released or now - tickets[0].admitted_at >= self.hold_s):
+            ticket = tickets.popleft()
+            if ticket.held:
+                ticket.held = False
+                state.holding -= 1
+
+    def _release(self, ticket: AdmissionTicket) -> None:
+        state = ticket._state
+        if ticket.held:
+            ticket.held = False
+            state.holding -= 1
+        now = time.monotonic()
+        self._close(state, now)
+        if state.waiting:
+            self._let_in(state, now)
+
+    def _close(self, state: _TenantState, now: float) -> None:
+        """One of the tenant's requests is answered (or gave up waiting)."""
+        state.open -= 1
+        if state.open == 0:
+            del self._tenants[state.name]
+            self._ended[state.name] = now
+
+    def _let_in(self, state: _TenantState, now: float) -> None:
+        while state.waiting and self._may_enter(state, now):
+            turn = state.waiting.popleft()
+            if not turn.done():
+                turn.set_result(self._admit(state, now))
+
+    def _look_again(self) -> None:
+        self._recheck = None
+        now = time.monotonic()
+        anyone_waiting = False
+        for state in list(self._tenants.values()):
+            if state.waiting:
+                self._let_in(state, now)
+                anyone_waiting = anyone_waiting or bool(state.waiting)
+        if anyone_waiting:
+            self._recheck = asyncio.get_running_loop().call_later(self.recheck_s, self._look_again)
