@@ -81,6 +81,7 @@ from app.spaces import repository as spaces_repository
 from app.spaces import service as spaces_service
 from schema.context import Context
 from schema.fairness import LINE_RELEASE_SCOPE_KEY, CostlyOperationGate, TenantAdmission, TenantBusyError
+from schema.gateway.hot_path import HotPathApp
 from schema.schema import build_schema, export_sdl
 from schema.shared_streams import Frame, SharedStreams, SharingTransportWSHandler
 
@@ -677,9 +678,15 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
         admission=admission,
     )
     # The hot path: the same two checks in the same order, without FastAPI in between.
+    graphql_view: ASGIApp = GraphQLPost(schema, get_context)
+    hot_path = getattr(schema, "invoke_tool_hot_path", None)
+    app.state.invoke_tool_hot_path = hot_path
+    if hot_path is not None:
+        # invokeTool's known documents, answered without the generic machinery (schema/gateway/hot_path.py).
+        graphql_view = HotPathApp(graphql_view, hot_path, services.gateway, PRINCIPAL_SCOPE_KEY)
     app.graphql_post = AuthMiddleware(
         RequestLimits(
-            GraphQLPost(schema, get_context),
+            graphql_view,
             path=GRAPHQL_PATH,
             max_bytes=settings.max_request_bytes,
             max_depth=settings.max_json_depth,

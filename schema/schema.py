@@ -25,6 +25,7 @@ from schema.agents.schema import AgentsMutation, AgentsQuery
 from schema.catalog import CatalogMutation, CatalogQuery
 from schema.errors import ClientError, MaskUnexpectedErrors
 from schema.fairness import CostlyOperationGate, TimeSlicedExecutor
+from schema.gateway.hot_path import InvokeToolHotPath
 from schema.gateway.schema import GatewayMutation, GatewayQuery, GatewaySubscription
 from schema.knowledge.schema import (
     KnowledgeDocumentMutation,
@@ -98,6 +99,7 @@ SUBSCRIPTION_OVER_HTTP = (
 class QuiverSchema(strawberry.Schema):
     timeout_s: float | None = None
     listing_cache: ListingCache | None = None
+    invoke_tool_hot_path: InvokeToolHotPath | None = None
 
     async def _execute_once(
         self,
@@ -232,6 +234,14 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         ],
     )
     schema.timeout_s = settings.graphql_timeout_s
+    if settings.graphql_hot_path:
+        # invokeTool's known documents answered without the generic machinery (schema/gateway/hot_path.py).
+        schema.invoke_tool_hot_path = InvokeToolHotPath(
+            schema,
+            validation_rules=tuple(limit_rules),
+            max_tokens=settings.graphql_max_tokens,
+            max_cost=settings.graphql_max_cost,
+        )
     if settings.listing_cache_mb > 0:
         schema.listing_cache = ListingCache(int(settings.listing_cache_mb * 2**20), settings.catalog_cache_ttl_s)
     return schema
