@@ -44,12 +44,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db import create_engine, create_session_factory
 from app.errors import DomainError
-from app.knowledge import service
+from app.knowledge import repository, service
 from app.knowledge.chunking import ChunkingOptions
 from app.knowledge.embeddings import EmbeddingProvider, LocalEmbeddings
 from app.knowledge.ingest import Ingestor, ToPrepare, ingest_many
 from app.knowledge.models import KnowledgeBase
 from app.knowledge.search import (
+    DOCUMENT_DECAY,
     FUSION_DEPTH,
     HYBRID,
     LEXICAL,
@@ -58,7 +59,9 @@ from app.knowledge.search import (
     VECTOR,
     VECTOR_WEIGHT,
     KnowledgeSearch,
+    by_document,
     fuse,
+    fuse_documents,
 )
 from app.knowledge.tokens import is_mostly_unspaced
 from app.migrate import upgrade_async
@@ -170,7 +173,8 @@ async def run(arguments: argparse.Namespace) -> None:
     print(
         f"embeddings: {embedder.model_name if embedder else 'none (lexical only)'}; "
         f"passages embedded from their first {getattr(embedder, 'passage_chars', 0) or 'all'} characters; "
-        f"RRF k = {RRF_K}, weights lexical {LEXICAL_WEIGHT} / vector {VECTOR_WEIGHT}"
+        f"RRF k = {RRF_K}, weights lexical {LEXICAL_WEIGHT} / vector {VECTOR_WEIGHT}, depth {FUSION_DEPTH}; "
+        f"documents (searchKnowledge): passages' scores decayed by {DOCUMENT_DECAY}, the same fusion"
     )
     languages = ", ".join(
         f"{sum(1 for query in queries if query.language == lang)} {lang}" for lang in ("en", "zh", "mixed")
@@ -193,6 +197,7 @@ async def run(arguments: argparse.Namespace) -> None:
             kb = await bench_knowledge_base(session_factory, "eval")
             started = time.perf_counter()
             chunks = 0
+            source_of: dict[str, str] = {}
             items = [
                 ToPrepare(
                     service.check_document_input(
@@ -205,6 +210,7 @@ async def run(arguments: argparse.Namespace) -> None:
                 if isinstance(stored, DomainError):
                     raise SystemExit(f"{item.data.title}: {stored.message}")
                 chunks += stored.document.chunk_count
+                source_of[stored.document.id] = str(stored.document.source)
             elapsed = time.perf_counter() - started
             print(f"ingest: {chunks} chunks in {elapsed:.1f} s ({chunks / elapsed:.0f} chunks/s, embedding included)")
             if arguments.backend == "postgresql":
@@ -219,6 +225,8 @@ async def run(arguments: argparse.Namespace) -> None:
             api_rankings: dict[str, dict[int, list[str]]] = {mode: {} for mode in modes}
             chunk_lists: dict[str, dict[int, list[tuple[int, float]]]] = {mode: {} for mode in modes}
             documents_of_chunk: dict[int, str] = {}
+            # Raw candidate lists as searchKnowledge(topK: 5) sees them, for --tune's document-level grid.
+            raw: dict[int, tuple[list[tuple[int, float]], list[tuple[int, float]], dict[int, str]]] = {}
             for mode in modes:
                 for number, query in enumerate(queries):
                     outcome = await search.search([kb.id], query.text, PASSAGES_PER_QUERY, mode=mode)
@@ -229,6 +237,13 @@ async def run(arguments: argparse.Namespace) -> None:
                         [kb.id], query.text, RECALL_AT, mode=mode, documents_first=not arguments.score_order
                     )
                     api_rankings[mode][number] = document_ranking(api.hits)
+                    if arguments.tune and mode == HYBRID:
+                        found = await search.candidates([kb.id], query.text, 40)
+                        async with session_factory() as session:
+                            of = await repository.documents_of_chunks(
+                                session, [chunk_id for chunk_id, _ in found.lexical + found.vector]
+                            )
+                        raw[number] = (found.lexical, found.vector, {c: source_of[d] for c, d in of.items()})
                     if arguments.verbose and mode == modes[-1] and query.split == "held-out":
                         print(
                             f"  [{mode}] {query.text!r}: {rankings[mode][number][:5]} (want {sorted(query.relevant)})"
@@ -237,6 +252,8 @@ async def run(arguments: argparse.Namespace) -> None:
             await engine.dispose()
 
     report(queries, rankings, chunk_lists, documents_of_chunk, tune=arguments.tune and VECTOR in modes)
+    if arguments.tune and raw:
+        tune_documents(queries, raw)
     order = "score order" if arguments.score_order else "each document's best passage first"
     table(
         f"held-out, the documents of searchKnowledge(topK: {RECALL_AT})'s passages ({order}) (headline)",
@@ -356,6 +373,67 @@ def report(
     )
     gains(queries, rankings)
     table(f"tuning, documents among the top {PASSAGES_PER_QUERY} passages", queries, rankings, "tuning")
+
+
+DECAYS = (0.0, 0.1, 0.2, 0.3, 0.35, 0.5)
+DOCUMENT_GRID = [
+    (decay, k, weight, depth)
+    for decay in (0.0, 0.2, 0.35, 0.5)
+    for k in (1, 2, 5, 10, 20, 60)
+    for weight in (0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
+    for depth in (5, 10, 20, 40)
+]
+
+
+def tune_documents(
+    queries: list[Query],
+    raw: dict[int, tuple[list[tuple[int, float]], list[tuple[int, float]], dict[int, str]]],
+) -> None:
+    """searchKnowledge's document-level fusion (``fuse_documents``) chosen on the tuning half from
+    each query's raw lexical and vector candidates (40 of each, as for topK 5): the decay, with the
+    passages' fusion constants (what search.py does), and, for comparison, decay, k, vector weight
+    and depth together (576 choices); held-out figures of both printed."""
+
+    def ranked(choice: tuple[float, int, float, int], numbers: list[int]) -> dict[int, list[str]]:
+        decay, k, weight, depth = choice
+        out: dict[int, list[str]] = {}
+        for number in numbers:
+            lexical, vector, source = raw[number]
+            documents = fuse_documents(lexical, vector, source, decay=decay, k=k, vector_weight=weight, depth=depth)
+            # As KnowledgeSearch orders them: equal document scores keep the order of their best passages.
+            order = by_document(fuse(lexical, vector), documents, source)
+            out[number] = list(dict.fromkeys(source[chunk_id] for chunk_id, *_ in order if chunk_id in source))
+        return out
+
+    def objective(choice: tuple[float, int, float, int], numbers: list[int]) -> float:
+        order = ranked(choice, numbers)
+        return sum(sum(scores(order[number], queries[number].relevant)) for number in numbers)
+
+    tuning = [number for number in raw if queries[number].split == "tuning"]
+    decays = [(decay, RRF_K, VECTOR_WEIGHT, FUSION_DEPTH) for decay in DECAYS]
+    by_decay = {choice: objective(choice, tuning) for choice in decays}
+    decay = max(decays, key=by_decay.__getitem__)
+    grid = max(DOCUMENT_GRID, key=lambda choice: objective(choice, tuning))
+    print(
+        "\ndocument-level fusion on the tuning half (objective recall@5 + MRR@10): decay "
+        + ", ".join(f"{choice[0]}: {value:.2f}" for choice, value in by_decay.items())
+        + f" with the passages' k = {RRF_K}, vector weight {VECTOR_WEIGHT}, depth {FUSION_DEPTH} -> decay {decay[0]}; "
+        f"all four chosen together ({len(DOCUMENT_GRID)} choices): decay {grid[0]}, k = {grid[1]}, vector weight "
+        f"{grid[2]}, depth {grid[3]} (objective {objective(grid, tuning):.2f})"
+    )
+    every = sorted(raw)
+    table(
+        "held-out, documents ranked by document-level fusion (offline, from the raw candidates)",
+        queries,
+        {
+            f"decay {DOCUMENT_DECAY} (search.py), passage constants": ranked(
+                (DOCUMENT_DECAY, RRF_K, VECTOR_WEIGHT, FUSION_DEPTH), every
+            ),
+            f"decay {decay[0]} (tuned), passage constants": ranked(decay, every),
+            f"all four tuned: {grid}": ranked(grid, every),
+        },
+        "held-out",
+    )
 
 
 def gains(queries: list[Query], rankings: dict[str, dict[int, list[str]]]) -> None:

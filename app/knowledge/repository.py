@@ -423,6 +423,14 @@ async def set_vectors(session: AsyncSession, model: str, vectors: Sequence[tuple
     await session.execute(statement, [{"chunk_id": chunk_id, "vector": vector} for chunk_id, vector in vectors])
 
 
+async def documents_of_chunks(session: AsyncSession, chunk_ids: Sequence[int]) -> dict[int, str]:
+    """Chunk id → its document's id (chunks deleted since are absent)."""
+    if not chunk_ids:
+        return {}
+    statement = select(Chunk.id, Chunk.document_id).where(Chunk.id.in_(list(chunk_ids)))
+    return {int(chunk_id): str(document_id) for chunk_id, document_id in (await session.execute(statement)).all()}
+
+
 async def chunks_with_documents(session: AsyncSession, chunk_ids: Sequence[int]) -> dict[int, tuple[Chunk, Document]]:
     if not chunk_ids:
         return {}

@@ -4,9 +4,14 @@ Each knowledge base is searched on its own task and session, concurrently, with 
 own timeout; a failing one is reported in ``SearchOutcome.failures`` and the others
 still answer. Raw scores are comparable across knowledge bases (one FTS index, one
 embedding model), so the per-base candidate lists are merged by raw score first and
-then fused: ``score = Σ 1 / (RRF_K + rank)`` over the lexical and vector lists.
-Near-duplicate passages (the same paragraph in two documents, two versions of one
-page) collapse into the best-ranked one.
+then fused: a passage's score is ``Σ weight / (RRF_K + rank)`` over the lexical and
+vector lists. ``searchKnowledge`` and ``bt_search_knowledge`` rank *documents*
+(``documents_first``): each list's passages are grouped by document — a document scores
+its best passage's raw score plus ``DOCUMENT_DECAY`` times its second's, and so on — and
+the two document lists are fused by rank the same way (``fuse_documents``); each
+document's best passage then comes first, in that order. Near-duplicate passages (the
+same paragraph in two documents, two versions of one page) collapse into the best-ranked
+one.
 
 Stored vectors are held in memory per knowledge base and embedding model, keyed by
 the knowledge base's ``content_version``: every document write bumps it, so a search
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +45,11 @@ VECTOR_WEIGHT = 2.0
 #: Only the first this many of each list count in the fusion (deeper candidates score 0 from
 #: that list); chosen with k and the weights.
 FUSION_DEPTH = 20
+#: Document-level fusion (``documents_first``): a document's raw score in one list is
+#: Σ DOCUMENT_DECAY^j * (its j-th best passage's score), j = 0, 1, …; the two lists' document
+#: rankings are then fused with the constants above. Chosen on the tuning half
+#: (``bench/knowledge_eval.py --tune``).
+DOCUMENT_DECAY = 0.2
 #: Below this cosine similarity a "nearest" vector is noise, not a match.
 MIN_VECTOR_SIMILARITY = 0.15
 #: Passages whose word 3-gram sets overlap this much are the same passage.
@@ -94,7 +104,9 @@ class SearchOutcome:
 
 
 @dataclass
-class _Candidates:
+class Candidates:
+    """(chunk id, raw score) lists, higher is better: bm25 / idf-weighted ts_rank, and cosine."""
+
     lexical: list[tuple[int, float]]
     vector: list[tuple[int, float]]
 
@@ -144,9 +156,10 @@ class KnowledgeSearch:
 
         ``mode`` keeps one list only (``lexical`` or ``vector``), for evaluation; the
         default fuses both (or is lexical alone without an embedding provider).
-        ``documents_first`` (``searchKnowledge``, ``bt_search_knowledge``): the best passage of
-        each document first, in the order of those passages, then the documents' other passages
-        (see ``_documents_first``); otherwise the passages in score order.
+        ``documents_first`` (``searchKnowledge``, ``bt_search_knowledge``): documents ranked by
+        document-level fusion (``fuse_documents``), each one's best passage first in that order,
+        then the documents' other passages in score order (see ``_documents_first``); otherwise
+        the passages in score order. Either way a hit's ``score`` is its passage's fused score.
         """
         if mode not in (HYBRID, LEXICAL, VECTOR):
             raise ValueError(f"unknown search mode {mode!r}")
@@ -155,6 +168,21 @@ class KnowledgeSearch:
         outcome = SearchOutcome(hits=[], searched=list(kb_ids))
         if not kb_ids or not query:
             return outcome
+        candidates = await self.candidates(kb_ids, query, min(max(4 * top_k, 40), 200), mode=mode, outcome=outcome)
+        fused = fuse(candidates.lexical, candidates.vector)
+        if documents_first and fused:
+            async with self.session_factory() as session:
+                document_of = await repository.documents_of_chunks(session, [chunk_id for chunk_id, *_ in fused])
+            fused = by_document(fused, fuse_documents(candidates.lexical, candidates.vector, document_of), document_of)
+        outcome.hits = await self._hydrate(fused, top_k, documents_first=documents_first)
+        return outcome
+
+    async def candidates(
+        self, kb_ids: Sequence[str], query: str, depth: int, *, mode: str = HYBRID, outcome: SearchOutcome | None = None
+    ) -> Candidates:
+        """The lexical and vector candidates of ``query`` (up to ``depth`` of each per knowledge
+        base, raw scores, merged across ``kb_ids``); failures go to ``outcome``."""
+        outcome = outcome if outcome is not None else SearchOutcome(hits=[], searched=list(kb_ids))
         tokens = query_tokens(query) if mode != VECTOR else []
         query_vector: npt.NDArray[np.float32] | None = None
         if self.embedder is not None and (mode == VECTOR or (mode == HYBRID and self._vectors_help(query))):
@@ -164,13 +192,11 @@ class KnowledgeSearch:
             except (EmbeddingError, TimeoutError) as error:
                 outcome.vector_error = f"the query could not be embedded ({error or 'timeout'}); lexical results only"
                 logger.warning("knowledge search: %s", outcome.vector_error)
-        depth = min(max(4 * top_k, 40), 200)
         results = await asyncio.gather(
             *(self._search_with_timeout(kb_id, tokens, query_vector, depth) for kb_id in kb_ids),
             return_exceptions=True,
         )
-        lexical: list[tuple[int, float]] = []
-        vector: list[tuple[int, float]] = []
+        merged = Candidates([], [])
         for kb_id, result in zip(kb_ids, results, strict=True):
             if isinstance(result, BaseException):
                 if not isinstance(result, Exception):
@@ -178,11 +204,9 @@ class KnowledgeSearch:
                 outcome.failures[kb_id] = _describe(result)
                 logger.warning("knowledge search failed in %s", kb_id, exc_info=result)
                 continue
-            lexical.extend(result.lexical)
-            vector.extend(result.vector)
-        fused = fuse(lexical, vector)
-        outcome.hits = await self._hydrate(fused, top_k, documents_first=documents_first)
-        return outcome
+            merged.lexical.extend(result.lexical)
+            merged.vector.extend(result.vector)
+        return merged
 
     def _vectors_help(self, query: str) -> bool:
         """An English-only model's vectors of a mostly Chinese (Japanese, Thai…) query are noise:
@@ -191,19 +215,19 @@ class KnowledgeSearch:
 
     async def _search_with_timeout(
         self, kb_id: str, tokens: list[str], query_vector: npt.NDArray[np.float32] | None, depth: int
-    ) -> _Candidates:
+    ) -> Candidates:
         return await asyncio.wait_for(self._search_one(kb_id, tokens, query_vector, depth), self.timeout_s)
 
     async def _search_one(
         self, kb_id: str, tokens: list[str], query_vector: npt.NDArray[np.float32] | None, depth: int
-    ) -> _Candidates:
+    ) -> Candidates:
         async with self.session_factory() as session:
             lexical = await repository.lexical_candidates(session, kb_id, tokens, depth)
             vector: list[tuple[int, float]] = []
             if query_vector is not None and self.embedder is not None:
                 index = await self._vector_index(session, kb_id, self.embedder.model_name)
                 vector = _nearest(index, query_vector, depth)
-        return _Candidates(lexical, vector)
+        return Candidates(lexical, vector)
 
     async def _vector_index(self, session: AsyncSession, kb_id: str, model: str) -> _VectorIndex:
         key = (kb_id, model)
@@ -286,19 +310,88 @@ class KnowledgeSearch:
 
 
 def _documents_first(hits: list[SearchHit], top_k: int) -> list[SearchHit]:
-    """The first ``top_k`` of: each document's best passage, in the order of those passages, then
-    the other passages in score order. ``searchKnowledge(topK: 5)`` then names five documents
-    when the candidates hold five, rather than, say, three passages of one document and two of
-    another: on the labelled set (bench/knowledge_eval.py, held-out half) the documents of the
-    top 5 passages hold the relevant one(s) 0.887 of the time this way, 0.836 in score order.
-    Each hit keeps its own score, so a later passage may score above an earlier one."""
+    """The first ``top_k`` of: each document's first passage, in the order of ``hits`` (the
+    documents' order), then the other passages in score order. ``searchKnowledge(topK: 5)``
+    then names five documents when the candidates hold five, rather than, say, three passages
+    of one document and two of another (bench/knowledge_eval.py, held-out half: 0.887 against
+    0.836 in score order, before document-level fusion). Each hit keeps its own score, so a
+    later passage may score above an earlier one."""
     seen: set[str] = set()
     first: list[SearchHit] = []
     rest: list[SearchHit] = []
     for hit in hits:
         (rest if hit.document_id in seen else first).append(hit)
         seen.add(hit.document_id)
+    rest.sort(key=lambda hit: -hit.score)  # stable: equal scores keep their order
     return (first + rest)[:top_k]
+
+
+def fuse_documents(
+    lexical: list[tuple[int, float]],
+    vector: list[tuple[int, float]],
+    document_of: Mapping[int, str],
+    *,
+    decay: float = DOCUMENT_DECAY,
+    k: int = RRF_K,
+    lexical_weight: float = LEXICAL_WEIGHT,
+    vector_weight: float = VECTOR_WEIGHT,
+    depth: int = FUSION_DEPTH,
+) -> dict[str, float]:
+    """Document id → fused score, from two (chunk id, raw score) lists (higher is better).
+
+    In each list a document scores Σ decay^j * s_j over its passages' raw scores s_0 ≥ s_1 ≥ …
+    (its best passage, plus a little for each further one: a document that answers in two
+    places beats one that matches once, all else equal), and the documents are ranked by it;
+    then weighted reciprocal rank fusion of the two document rankings, with the passages'
+    constants (a rank beyond ``depth`` adds nothing). Passages of chunks missing from
+    ``document_of`` (deleted since) are skipped. On the labelled set this ranks documents better
+    than the order of their best fused passage (bench/README.md, ``knowledge_eval.py``).
+    """
+    lexical_ranks = _document_ranks(lexical, document_of, decay)
+    vector_ranks = _document_ranks(vector, document_of, decay)
+    fused: dict[str, float] = {}
+    for document_id in lexical_ranks.keys() | vector_ranks.keys():
+        lexical_rank = lexical_ranks.get(document_id)
+        vector_rank = vector_ranks.get(document_id)
+        fused[document_id] = (
+            lexical_weight / (k + lexical_rank) if lexical_rank is not None and lexical_rank <= depth else 0.0
+        ) + (vector_weight / (k + vector_rank) if vector_rank is not None and vector_rank <= depth else 0.0)
+    return fused
+
+
+def _document_ranks(
+    candidates: list[tuple[int, float]], document_of: Mapping[int, str], decay: float
+) -> dict[str, int]:
+    scores: dict[str, list[float]] = {}
+    for chunk_id, score in candidates:
+        if chunk_id in document_of:
+            scores.setdefault(document_of[chunk_id], []).append(score)
+    totals = {
+        document_id: sum(score * decay**place for place, score in enumerate(sorted(found, reverse=True)))
+        for document_id, found in scores.items()
+    }
+    ordered = sorted(totals, key=lambda document_id: (-totals[document_id], document_id))
+    return {document_id: rank for rank, document_id in enumerate(ordered, start=1)}
+
+
+def by_document(
+    fused: list[tuple[int, float, int | None, int | None]],
+    document_scores: Mapping[str, float],
+    document_of: Mapping[int, str],
+) -> list[tuple[int, float, int | None, int | None]]:
+    """The fused passages reordered for ``documents_first``: each document's best passage, the
+    documents in order of ``document_scores`` (ties: the order of their best passages), then the
+    other passages in their order. ``fused`` is in passage score order."""
+    best_position: dict[str, int] = {}
+    for position, (chunk_id, *_) in enumerate(fused):
+        if chunk_id in document_of:
+            best_position.setdefault(document_of[chunk_id], position)
+    documents = sorted(
+        best_position, key=lambda document_id: (-document_scores.get(document_id, 0.0), best_position[document_id])
+    )
+    firsts = [fused[best_position[document_id]] for document_id in documents]
+    chosen = set(best_position.values())
+    return firsts + [item for position, item in enumerate(fused) if position not in chosen]
 
 
 def _nearest(index: _VectorIndex, query: npt.NDArray[np.float32], depth: int) -> list[tuple[int, float]]:

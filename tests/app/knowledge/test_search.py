@@ -10,7 +10,15 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.knowledge import repository
 from app.knowledge.embeddings import EmbeddingError, Matrix
-from app.knowledge.search import LEXICAL_WEIGHT, RRF_K, VECTOR_WEIGHT, KnowledgeSearch, fuse
+from app.knowledge.search import (
+    LEXICAL_WEIGHT,
+    RRF_K,
+    VECTOR_WEIGHT,
+    KnowledgeSearch,
+    by_document,
+    fuse,
+    fuse_documents,
+)
 from tests.app.knowledge.support import ConceptEmbedder, add_document, ingestor, make_kb, make_space
 
 SessionFactory = async_sessionmaker[AsyncSession]
@@ -336,6 +344,65 @@ class TestDocumentsFirst:
         ]
         assert [hit.score for hit in by_document] == [by_score[0].score, by_score[2].score, by_score[1].score]
         assert [hit.title for hit in first_two] == ["Manual", "Kitchen"]
+
+    async def test_documents_are_ranked_by_all_their_passages_not_their_best_one_alone(
+        self, session_factory: SessionFactory
+    ) -> None:
+        # One passage of "Brief" outscores each passage of "Guide", but Guide answers in three
+        # places: document-level fusion ranks Guide first; the passages keep their own scores.
+        space = await make_space(session_factory, "alpha")
+        kb = await make_kb(session_factory, space.id)
+        await add_document(
+            session_factory,
+            kb.id,
+            "Brief",
+            "Gasket torque for the front side: tighten the gasket bolts evenly, then check.",
+        )
+        guide = "\n\n".join(
+            f"## {part}\n\nGasket torque for the {part} side: tighten the gasket bolts evenly, then check."
+            for part in ("Left", "Right", "Top")
+        )
+        await add_document(session_factory, kb.id, "Guide", f"# Guide\n\n{guide}")
+        search = KnowledgeSearch(session_factory)
+
+        by_score = (await search.search([kb.id], "gasket torque", 4)).hits
+        by_document = (await search.search([kb.id], "gasket torque", 2, documents_first=True)).hits
+
+        assert by_score[0].title == "Brief" and [hit.title for hit in by_score[1:]] == ["Guide"] * 3
+        assert [hit.title for hit in by_document] == ["Guide", "Brief"]
+        assert by_document[0].score < by_document[1].score  # each passage keeps its own score
+        assert by_document[0].chunk_id == by_score[1].chunk_id  # Guide's best passage stands for it
+
+
+class TestFuseDocuments:
+    DOCUMENTS = {1: "a", 2: "a", 3: "b", 4: "c", 5: "d"}
+
+    def test_a_document_scores_its_best_passage_plus_a_decayed_share_of_the_others(self) -> None:
+        # a: 1.0 + 0.5 x 0.9 = 1.45 beats b: 1.2 with decay 0.5; with decay 0, b's better passage wins.
+        lexical = [(1, 1.0), (2, 0.9), (3, 1.2)]
+        with_decay = fuse_documents(lexical, [], self.DOCUMENTS, decay=0.5, k=1, vector_weight=1.0)
+        best_only = fuse_documents(lexical, [], self.DOCUMENTS, decay=0.0, k=1, vector_weight=1.0)
+        assert with_decay == {"a": pytest.approx(1 / 2), "b": pytest.approx(1 / 3)}
+        assert best_only == {"b": pytest.approx(1 / 2), "a": pytest.approx(1 / 3)}
+
+    def test_the_vector_ranking_weighs_more_and_ranks_past_the_depth_add_nothing(self) -> None:
+        lexical = [(3, 9.0), (4, 8.0), (5, 7.0)]
+        vector = [(5, 0.9), (1, 0.8)]
+        fused = fuse_documents(lexical, vector, self.DOCUMENTS, k=1, lexical_weight=1.0, vector_weight=2.0, depth=2)
+        # d: lexical rank 3 (beyond depth 2, nothing) + vector rank 1; b: lexical rank 1 only.
+        assert fused["d"] == pytest.approx(2.0 / 2)
+        assert fused["b"] == pytest.approx(1.0 / 2)
+        assert fused["a"] == pytest.approx(2.0 / 3)
+        assert fused["c"] == pytest.approx(1.0 / 3)
+
+    def test_passages_are_reordered_best_of_each_document_first_ties_by_passage_order(self) -> None:
+        fused = fuse([(1, 5.0), (3, 4.0), (2, 3.0), (4, 2.0), (5, 1.0)], [])
+        order = by_document(fused, {"a": 0.1, "b": 0.2, "c": 0.2, "d": 0.2}, self.DOCUMENTS)
+        # b, c and d tie: the order of their best passages (3, 4, 5); then a; then a's second passage.
+        assert [chunk_id for chunk_id, *_ in order] == [3, 4, 5, 1, 2]
+
+    def test_passages_of_unknown_chunks_are_skipped(self) -> None:
+        assert fuse_documents([(99, 5.0), (3, 1.0)], [(98, 0.9)], self.DOCUMENTS, k=1) == {"b": pytest.approx(1 / 2)}
 
 
 class TestWarmUp:
