@@ -50,6 +50,10 @@ FUSION_DEPTH = 20
 #: rankings are then fused with the constants above. Chosen on the tuning half
 #: (``bench/knowledge_eval.py --tune``).
 DOCUMENT_DECAY = 0.2
+#: Document-level fusion reads the first this many of each list (by raw score, across the
+#: knowledge bases searched): one query looks up their documents, whatever the number of
+#: knowledge bases (each adds up to 200 candidates per list for ``topK: 50``).
+DOCUMENT_CANDIDATES = 200
 #: Below this cosine similarity a "nearest" vector is noise, not a match.
 MIN_VECTOR_SIMILARITY = 0.15
 #: Passages whose word 3-gram sets overlap this much are the same passage.
@@ -171,9 +175,16 @@ class KnowledgeSearch:
         candidates = await self.candidates(kb_ids, query, min(max(4 * top_k, 40), 200), mode=mode, outcome=outcome)
         fused = fuse(candidates.lexical, candidates.vector)
         if documents_first and fused:
+            lexical, vector = (
+                sorted(found, key=lambda item: (-item[1], item[0]))[:DOCUMENT_CANDIDATES]
+                for found in (candidates.lexical, candidates.vector)
+            )
             async with self.session_factory() as session:
-                document_of = await repository.documents_of_chunks(session, [chunk_id for chunk_id, *_ in fused])
-            fused = by_document(fused, fuse_documents(candidates.lexical, candidates.vector, document_of), document_of)
+                document_of = await repository.documents_of_chunks(
+                    session, list(dict.fromkeys(chunk_id for chunk_id, _ in lexical + vector))
+                )
+            # Passages beyond those (none for one knowledge base) follow every document's best one.
+            fused = by_document(fused, fuse_documents(lexical, vector, document_of), document_of)
         outcome.hits = await self._hydrate(fused, top_k, documents_first=documents_first)
         return outcome
 
