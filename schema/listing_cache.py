@@ -192,6 +192,18 @@ class _Walk:
         return answer
 
 
+class EncodedData(dict[str, Any]):
+    """A kept answer's ``data``, with its JSON encoding (:func:`app.jsoncodec.dumps_bytes`): the
+    HTTP response is written from the bytes (``app.main.GraphQLPost.encode_json``) instead of
+    encoding the same page again on every hit. Anything else reads it as the plain dict it is."""
+
+    __slots__ = ("encoded",)
+
+    def __init__(self, data: dict[str, Any], encoded: bytes) -> None:
+        super().__init__(data)
+        self.encoded = encoded
+
+
 class ListingCache:
     """Answers (``data`` dicts) of cacheable queries, per caller, for the current catalog generation."""
 
@@ -203,7 +215,7 @@ class ListingCache:
         self.misses = 0
         self._documents: dict[tuple[str, str | None], bool] = {}
         # key → (expires at, size in bytes, data); all of one generation (self._generation)
-        self._entries: OrderedDict[tuple[Any, ...], tuple[float, int, dict[str, Any]]] = OrderedDict()
+        self._entries: OrderedDict[tuple[Any, ...], tuple[float, int, EncodedData]] = OrderedDict()
         self._generation = feed.generation
         self._bytes = 0
 
@@ -241,7 +253,7 @@ class ListingCache:
             return None
         return (principal.key_id, principal.role, principal.space_id, query, operation_name, encoded_variables)
 
-    def get(self, key: tuple[Any, ...]) -> dict[str, Any] | None:
+    def get(self, key: tuple[Any, ...]) -> EncodedData | None:
         self._drop_if_changed()
         entry = self._entries.get(key)
         if entry is None or entry[0] <= time.monotonic():
@@ -251,25 +263,29 @@ class ListingCache:
         self.hits += 1
         return entry[2]
 
-    def put(self, key: tuple[Any, ...], data: dict[str, Any], generation: int) -> None:
-        """Keeps ``data``, read at ``generation`` (read before the data was)."""
+    def put(self, key: tuple[Any, ...], data: dict[str, Any], generation: int) -> EncodedData | None:
+        """Keeps ``data``, read at ``generation`` (read before the data was); the kept answer, or
+        None when it is not kept."""
         self._drop_if_changed()
         if generation != self._generation:
-            return  # read before the last change: maybe stale already
+            return None  # read before the last change: maybe stale already
         try:
-            size = len(jsoncodec.dumps_bytes(data))
+            encoded = jsoncodec.dumps_bytes(data)
         except (TypeError, ValueError):
-            return
+            return None
+        size = len(encoded)
         if size > self.max_bytes:
-            return
+            return None
         old = self._entries.pop(key, None)
         if old is not None:
             self._bytes -= old[1]
         while self._entries and self._bytes + size > self.max_bytes:
             _, (_, dropped, _) = self._entries.popitem(last=False)
             self._bytes -= dropped
-        self._entries[key] = (time.monotonic() + self.ttl_s, size, data)
+        kept = EncodedData(data, encoded)
+        self._entries[key] = (time.monotonic() + self.ttl_s, size, kept)
         self._bytes += size
+        return kept
 
     def _drop_if_changed(self) -> None:
         if self.feed.generation != self._generation:

@@ -162,7 +162,9 @@ class QuiverSchema(strawberry.Schema):
         generation = cache.feed.generation  # before reading: a change meanwhile makes the answer unkept
         result = await self._execute_in_time(query, variable_values, **kwargs)
         if result.data is not None and not result.errors and not result.extensions:
-            cache.put(key, result.data, generation)
+            kept = cache.put(key, result.data, generation)
+            if kept is not None:
+                return ExecutionResult(data=kept, errors=None)  # its encoding is made once
         return result
 
     async def _execute_in_time(

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol
 
 from sqlalchemy import Select, String, bindparam, delete, exists, literal, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,7 +14,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.db import JsonArrayContains
-from app.pagination import Page, PageRequest, count, fetch_page
+from app.pagination import Page, PageRequest, count, fetch_page, fetch_row_page
 from app.spaces.models import Space
 from app.tools.models import McpServer, McpServerSpaceBinding, ToolDefinition, ToolSpaceBinding
 from app.tools.visibility import tool_is_global, tool_visible_in_space, tool_visible_somewhere
@@ -72,6 +73,84 @@ async def list_tools(
     """Tools visible in ``space_id`` (every tool when None), one keyset page."""
     visibility = tool_visible_somewhere(space_id, include_inactive=include_inactive)
     return await fetch_page(session, tools_statement(visibility, tool_filter), ToolDefinition.tool_id, page)
+
+
+class ToolRow(Protocol):
+    """What a GraphQL ``Tool`` is made from: a :class:`ToolDefinition`, or a row of
+    :data:`TOOL_ROW_COLUMNS` (a page of a listing, read without the ORM's cost per row)."""
+
+    @property
+    def tool_id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def input_schema(self) -> dict[str, Any]: ...
+    @property
+    def output_schema(self) -> dict[str, Any] | None: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def endpoint(self) -> str | None: ...
+    @property
+    def auth_type(self) -> str: ...
+    @property
+    def side_effect(self) -> str: ...
+    @property
+    def timeout_ms(self) -> int: ...
+    @property
+    def max_retries(self) -> int: ...
+    @property
+    def tags(self) -> list[str]: ...
+    @property
+    def group(self) -> str | None: ...
+    @property
+    def allowed_roles(self) -> list[str]: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def owner(self) -> str | None: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def updated_at(self) -> datetime: ...
+    @property
+    def drifted_at(self) -> datetime | None: ...
+    @property
+    def request_mapping(self) -> dict[str, Any] | None: ...
+    @property
+    def approval(self) -> str: ...
+    @property
+    def mcp_server_id(self) -> str | None: ...
+    @property
+    def owner_space_id(self) -> str | None: ...
+
+
+_TOOL_TABLE = ToolDefinition.__table__.c
+#: The columns of a :class:`ToolRow`, as Core columns (named as the attributes): no secret
+#: (``auth_config``), no gateway-only settings.
+TOOL_ROW_COLUMNS = tuple(_TOOL_TABLE[name] for name, value in vars(ToolRow).items() if isinstance(value, property))
+
+
+async def list_tool_rows(
+    session: AsyncSession,
+    space_id: str | None,
+    page: PageRequest,
+    tool_filter: ToolFilter | None = None,
+    *,
+    include_inactive: bool = False,
+) -> Page[ToolRow]:
+    """:func:`list_tools` as rows of :data:`TOOL_ROW_COLUMNS`, executed as Core on the session's
+    connection: the same WHERE clause, order and page, without an ORM object (and its identity-map
+    entry and attribute instrumentation) per tool."""
+    visibility = tool_visible_somewhere(space_id, include_inactive=include_inactive)
+    statement = _filtered(select(*TOOL_ROW_COLUMNS).where(visibility), tool_filter)
+    return await fetch_row_page(session, statement, _TOOL_TABLE.tool_id, page)
 
 
 async def count_tools(

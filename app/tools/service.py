@@ -326,7 +326,7 @@ async def _require_manageable_tool(
     raise ForbiddenError("This key may read this tool but not change it.", field_path)
 
 
-def may_manage_tool(principal: Principal, tool: ToolDefinition) -> bool:
+def may_manage_tool(principal: Principal, tool: repository.ToolRow) -> bool:
     """Change its definition, policies or status: admins, and the SPACE_ADMIN of the space that made a CUSTOM tool."""
     if principal.is_admin:
         return True

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated
+from enum import Enum
+from typing import Annotated, TypeVar
 
 import strawberry
 from sqlalchemy.ext.asyncio import AsyncSession
 from strawberry.scalars import JSON
 
 from app.tools import repository
-from app.tools.models import ToolDefinition
 from app.tools.service import may_manage_tool
 from schema import visibility
 from schema.context import Info
@@ -21,6 +21,8 @@ from schema.mcp.types import McpServer
 from schema.node import Node
 from schema.pagination import Connection, make_connection, page_request
 from schema.refs import SpaceRef
+
+E = TypeVar("E", bound=Enum)
 
 
 @strawberry.input(description="Narrows a list of tools. All given conditions must hold.")
@@ -60,6 +62,18 @@ class CallStats:
     last_called_at: datetime | None = strawberry.field(description="When the tool was last called; null if never.")
 
 
+def _members(enum: type[E]) -> dict[object, E]:
+    return {member.value: member for member in enum}
+
+
+_TOOL_TYPES = _members(ToolType)
+_STATUSES = _members(Status)
+_AUTH_TYPES = _members(AuthType)
+_SIDE_EFFECTS = _members(SideEffect)
+_ROLES = _members(Role)
+_APPROVALS = _members(ApprovalPolicy)
+
+
 @strawberry.type(description="A capability an agent can call: builtin, a custom HTTP endpoint, or an MCP tool.")
 class Tool(Node):
     id: strawberry.ID = strawberry.field(description="Tool id: bt_… builtin, ct_… custom, {serverId}__{name} for MCP.")
@@ -95,10 +109,12 @@ class Tool(Node):
     approval: ApprovalPolicy = strawberry.field(
         description="When an agent's call of this tool waits for a person's approval (an agent may override it per tool). Direct invokeTool calls are never held."
     )
-    row: strawberry.Private[ToolDefinition]
+    row: strawberry.Private[repository.ToolRow]
 
     @classmethod
-    def from_row(cls, row: ToolDefinition) -> Tool:
+    def from_row(cls, row: repository.ToolRow) -> Tool:
+        # Enum members by a dict look-up (the enum's own call only for a value it does not have,
+        # which raises as before): a listing makes a thousand of these.
         return cls(
             id=strawberry.ID(row.tool_id),
             name=row.name,
@@ -106,23 +122,23 @@ class Tool(Node):
             description=row.description,
             input_schema=JSON(row.input_schema),
             output_schema=JSON(row.output_schema) if row.output_schema is not None else None,
-            type=ToolType(row.type),
-            status=Status(row.status),
+            type=_TOOL_TYPES.get(row.type) or ToolType(row.type),
+            status=_STATUSES.get(row.status) or Status(row.status),
             endpoint=row.endpoint,
-            auth_type=AuthType(row.auth_type),
-            side_effect=SideEffect(row.side_effect),
+            auth_type=_AUTH_TYPES.get(row.auth_type) or AuthType(row.auth_type),
+            side_effect=_SIDE_EFFECTS.get(row.side_effect) or SideEffect(row.side_effect),
             timeout_ms=row.timeout_ms,
             max_retries=row.max_retries,
             tags=list(row.tags or []),
             group=row.group,
-            allowed_roles=[Role(role) for role in row.allowed_roles or []],
+            allowed_roles=[_ROLES.get(role) or Role(role) for role in row.allowed_roles or []],
             version=row.version,
             owner=row.owner,
             created_at=row.created_at,
             updated_at=row.updated_at,
             drifted_at=row.drifted_at,
             request_mapping=JSON(row.request_mapping) if row.request_mapping is not None else None,
-            approval=ApprovalPolicy(row.approval or ApprovalPolicy.NEVER.value),
+            approval=_APPROVALS.get(row.approval) or ApprovalPolicy(row.approval or ApprovalPolicy.NEVER.value),
             row=row,
         )
 
@@ -253,7 +269,9 @@ async def tool_connection(
     request = page_request(first, after)
     wants_total = "totalCount" in selected_fields(info)
     async with info.context.session() as session:
-        page = await repository.list_tools(session, space_id, request, tool_filter, include_inactive=include_inactive)
+        page = await repository.list_tool_rows(
+            session, space_id, request, tool_filter, include_inactive=include_inactive
+        )
         total = (
             await repository.count_tools(session, space_id, tool_filter, include_inactive=include_inactive)
             if wants_total

@@ -6,14 +6,16 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import orjson
 import pytest
 from graphql import parse
 from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.types.graphql import OperationType
 
+from app import jsoncodec
 from app.changes import FEED, ChangeFeed
 from app.principal import Principal, Role
-from schema.listing_cache import CACHEABLE, ListingCache, _is_cacheable_document
+from schema.listing_cache import CACHEABLE, EncodedData, ListingCache, _is_cacheable_document
 from schema.schema import QuiverSchema, build_schema
 from tests.app.tools.factories import custom_tool_row, insert_rows
 from tests.conftest import GraphQLClient, Keys, StatementCounter
@@ -58,6 +60,34 @@ async def test_a_listing_asked_again_runs_no_sql(gql: GraphQLClient, count_queri
     again = await gql.execute(LISTING)
     assert again == first
     assert count_queries.count == before  # answered from the cache: not one statement
+
+
+async def test_a_kept_answer_is_written_from_its_encoding(gql: GraphQLClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The response of a hit is the bytes encoded when the answer was kept: the same body as the
+    executed answer's, without encoding the page again."""
+    await create_tool(gql, "encoded_once")
+    executed = await gql.raw(LISTING)
+    encodings: list[object] = []
+    real_dumps = jsoncodec.dumps_bytes
+
+    def counting_dumps(value: Any) -> bytes:
+        encodings.append(value)
+        return real_dumps(value)
+
+    monkeypatch.setattr(jsoncodec, "dumps_bytes", counting_dumps)
+    again = await gql.raw(LISTING)
+    assert again.status_code == 200 and again.content == executed.content
+    assert orjson.loads(again.content) == {"data": orjson.loads(executed.content)["data"]}
+    assert encodings == []  # nothing encoded for the hit
+
+
+def test_a_kept_answer_reads_as_its_data() -> None:
+    cache, feed = _cache()
+    key = _key(cache, ADMIN)
+    kept = cache.put(key, {"tools": {"totalCount": 3}}, feed.generation)
+    assert isinstance(kept, EncodedData) and kept == {"tools": {"totalCount": 3}}
+    assert kept.encoded == jsoncodec.dumps_bytes({"tools": {"totalCount": 3}})
+    assert cache.get(key) is kept
 
 
 async def test_a_change_through_the_api_is_seen_by_the_next_listing(gql: GraphQLClient) -> None:

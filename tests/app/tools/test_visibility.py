@@ -271,6 +271,47 @@ class TestRepositoryAppliesTheRule:
                     session, space_id, list(mixed_catalog.values())
                 ) == listed & set(mixed_catalog.values())
 
+    @pytest.mark.parametrize("include_inactive", [False, True])
+    async def test_the_row_listing_is_the_orm_listing(
+        self,
+        session_factory: SessionFactory,
+        spaces: dict[str, str],
+        mixed_catalog: dict[str, str],
+        include_inactive: bool,
+    ) -> None:
+        """list_tool_rows (Core rows for the GraphQL listings): the same tools, page by page, with
+        the same values of every ToolRow attribute, for every space, for admins and with filters."""
+        names = [column.name for column in repository.TOOL_ROW_COLUMNS]
+        assert "auth_config" not in names  # the secret is never read for a listing
+        filters = [
+            None,
+            repository.ToolFilter(type="MCP"),
+            repository.ToolFilter(is_global=True),
+            repository.ToolFilter(search="alpha"),
+        ]
+        async with session_factory() as session:
+            for space_id in [None, SYSTEM_SPACE_ID, *spaces.values()]:
+                for tool_filter in filters:
+                    after = None
+                    while True:
+                        request = PageRequest(first=2, after=after)
+                        orm = await repository.list_tools(
+                            session, space_id, request, tool_filter, include_inactive=include_inactive
+                        )
+                        rows = await repository.list_tool_rows(
+                            session, space_id, request, tool_filter, include_inactive=include_inactive
+                        )
+                        assert [[getattr(row, name) for name in names] for row in rows.items] == [
+                            [getattr(tool, name) for name in names] for tool in orm.items
+                        ], (space_id, tool_filter)
+                        assert (rows.has_next_page, rows.has_previous_page) == (
+                            orm.has_next_page,
+                            orm.has_previous_page,
+                        )
+                        if not orm.has_next_page:
+                            break
+                        after = orm.items[-1].tool_id
+
 
 class TestSqlShape:
     @pytest.mark.parametrize("url", ["sqlite+aiosqlite://", "postgresql+asyncpg://"], ids=["sqlite", "postgresql"])
