@@ -269,13 +269,8 @@ async def tool_connection(
     request = page_request(first, after)
     wants_total = "totalCount" in selected_fields(info)
     async with info.context.session() as session:
-        page = await repository.list_tool_rows(
-            session, space_id, request, tool_filter, include_inactive=include_inactive
-        )
-        total = (
-            await repository.count_tools(session, space_id, tool_filter, include_inactive=include_inactive)
-            if wants_total
-            else None
+        page, total = await repository.list_tool_rows(
+            session, space_id, request, tool_filter, include_inactive=include_inactive, with_total=wants_total
         )
         tools = [Tool.from_row(row) for row in page.items]
         await precompute_page_fields(info, tools, session)

@@ -298,9 +298,13 @@ class TestRepositoryAppliesTheRule:
                         orm = await repository.list_tools(
                             session, space_id, request, tool_filter, include_inactive=include_inactive
                         )
-                        rows = await repository.list_tool_rows(
-                            session, space_id, request, tool_filter, include_inactive=include_inactive
+                        rows, total = await repository.list_tool_rows(
+                            session, space_id, request, tool_filter, include_inactive=include_inactive, with_total=True
                         )
+                        assert total == await repository.count_tools(
+                            session, space_id, tool_filter, include_inactive=include_inactive
+                        )
+                        assert (await repository.list_tool_rows(session, space_id, request, tool_filter))[1] is None
                         assert [[getattr(row, name) for name in names] for row in rows.items] == [
                             [getattr(tool, name) for name in names] for tool in orm.items
                         ], (space_id, tool_filter)
@@ -311,6 +315,19 @@ class TestRepositoryAppliesTheRule:
                         if not orm.has_next_page:
                             break
                         after = orm.items[-1].tool_id
+                    # After the last tool: an empty page, still with the whole count.
+                    assert (
+                        await repository.list_tool_rows(
+                            session,
+                            space_id,
+                            PageRequest(first=2, after="~"),
+                            tool_filter,
+                            include_inactive=include_inactive,
+                            with_total=True,
+                        )
+                    )[1] == await repository.count_tools(
+                        session, space_id, tool_filter, include_inactive=include_inactive
+                    )
 
 
 class TestSqlShape:
