@@ -44,7 +44,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db import create_engine, create_session_factory
 from app.errors import DomainError
-from app.knowledge import repository, service
+from app.knowledge import service
 from app.knowledge.chunking import ChunkingOptions
 from app.knowledge.embeddings import EmbeddingProvider, LocalEmbeddings
 from app.knowledge.ingest import Ingestor, ToPrepare, ingest_many
@@ -238,11 +238,8 @@ async def run(arguments: argparse.Namespace) -> None:
                     )
                     api_rankings[mode][number] = document_ranking(api.hits)
                     if arguments.tune and mode == HYBRID:
-                        found = await search.candidates([kb.id], query.text, 40)
-                        async with session_factory() as session:
-                            of = await repository.documents_of_chunks(
-                                session, [chunk_id for chunk_id, _ in found.lexical + found.vector]
-                            )
+                        found = await search.candidates([kb.id], query.text, 40, with_documents=True)
+                        of = found.document_of
                         raw[number] = (found.lexical, found.vector, {c: source_of[d] for c, d in of.items()})
                     if arguments.verbose and mode == modes[-1] and query.split == "held-out":
                         print(

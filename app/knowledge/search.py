@@ -50,10 +50,6 @@ FUSION_DEPTH = 20
 #: rankings are then fused with the constants above. Chosen on the tuning half
 #: (``bench/knowledge_eval.py --tune``).
 DOCUMENT_DECAY = 0.2
-#: Document-level fusion reads the first this many of each list (by raw score, across the
-#: knowledge bases searched): one query looks up their documents, whatever the number of
-#: knowledge bases (each adds up to 200 candidates per list for ``topK: 50``).
-DOCUMENT_CANDIDATES = 200
 #: Below this cosine similarity a "nearest" vector is noise, not a match.
 MIN_VECTOR_SIMILARITY = 0.15
 #: Passages whose word 3-gram sets overlap this much are the same passage.
@@ -113,6 +109,8 @@ class Candidates:
 
     lexical: list[tuple[int, float]]
     vector: list[tuple[int, float]]
+    #: Chunk id → document id, when asked for (``with_documents``).
+    document_of: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -172,27 +170,33 @@ class KnowledgeSearch:
         outcome = SearchOutcome(hits=[], searched=list(kb_ids))
         if not kb_ids or not query:
             return outcome
-        candidates = await self.candidates(kb_ids, query, min(max(4 * top_k, 40), 200), mode=mode, outcome=outcome)
+        candidates = await self.candidates(
+            kb_ids, query, min(max(4 * top_k, 40), 200), mode=mode, outcome=outcome, with_documents=documents_first
+        )
         fused = fuse(candidates.lexical, candidates.vector)
         if documents_first and fused:
-            lexical, vector = (
-                sorted(found, key=lambda item: (-item[1], item[0]))[:DOCUMENT_CANDIDATES]
-                for found in (candidates.lexical, candidates.vector)
+            fused = by_document(
+                fused,
+                fuse_documents(candidates.lexical, candidates.vector, candidates.document_of),
+                candidates.document_of,
             )
-            async with self.session_factory() as session:
-                document_of = await repository.documents_of_chunks(
-                    session, list(dict.fromkeys(chunk_id for chunk_id, _ in lexical + vector))
-                )
-            # Passages beyond those (none for one knowledge base) follow every document's best one.
-            fused = by_document(fused, fuse_documents(lexical, vector, document_of), document_of)
         outcome.hits = await self._hydrate(fused, top_k, documents_first=documents_first)
         return outcome
 
     async def candidates(
-        self, kb_ids: Sequence[str], query: str, depth: int, *, mode: str = HYBRID, outcome: SearchOutcome | None = None
+        self,
+        kb_ids: Sequence[str],
+        query: str,
+        depth: int,
+        *,
+        mode: str = HYBRID,
+        outcome: SearchOutcome | None = None,
+        with_documents: bool = False,
     ) -> Candidates:
         """The lexical and vector candidates of ``query`` (up to ``depth`` of each per knowledge
-        base, raw scores, merged across ``kb_ids``); failures go to ``outcome``."""
+        base, raw scores, merged across ``kb_ids``); failures go to ``outcome``. With
+        ``with_documents`` each knowledge base's search also looks up its candidates' documents
+        (in its own session and time limit: at most 2 x ``depth`` ids per lookup)."""
         outcome = outcome if outcome is not None else SearchOutcome(hits=[], searched=list(kb_ids))
         tokens = query_tokens(query) if mode != VECTOR else []
         query_vector: npt.NDArray[np.float32] | None = None
@@ -204,7 +208,7 @@ class KnowledgeSearch:
                 outcome.vector_error = f"the query could not be embedded ({error or 'timeout'}); lexical results only"
                 logger.warning("knowledge search: %s", outcome.vector_error)
         results = await asyncio.gather(
-            *(self._search_with_timeout(kb_id, tokens, query_vector, depth) for kb_id in kb_ids),
+            *(self._search_with_timeout(kb_id, tokens, query_vector, depth, with_documents) for kb_id in kb_ids),
             return_exceptions=True,
         )
         merged = Candidates([], [])
@@ -217,6 +221,7 @@ class KnowledgeSearch:
                 continue
             merged.lexical.extend(result.lexical)
             merged.vector.extend(result.vector)
+            merged.document_of.update(result.document_of)
         return merged
 
     def _vectors_help(self, query: str) -> bool:
@@ -225,12 +230,24 @@ class KnowledgeSearch:
         return not (getattr(self.embedder, "is_english_only", False) and is_mostly_unspaced(query))
 
     async def _search_with_timeout(
-        self, kb_id: str, tokens: list[str], query_vector: npt.NDArray[np.float32] | None, depth: int
+        self,
+        kb_id: str,
+        tokens: list[str],
+        query_vector: npt.NDArray[np.float32] | None,
+        depth: int,
+        with_documents: bool = False,
     ) -> Candidates:
-        return await asyncio.wait_for(self._search_one(kb_id, tokens, query_vector, depth), self.timeout_s)
+        return await asyncio.wait_for(
+            self._search_one(kb_id, tokens, query_vector, depth, with_documents), self.timeout_s
+        )
 
     async def _search_one(
-        self, kb_id: str, tokens: list[str], query_vector: npt.NDArray[np.float32] | None, depth: int
+        self,
+        kb_id: str,
+        tokens: list[str],
+        query_vector: npt.NDArray[np.float32] | None,
+        depth: int,
+        with_documents: bool = False,
     ) -> Candidates:
         async with self.session_factory() as session:
             lexical = await repository.lexical_candidates(session, kb_id, tokens, depth)
@@ -238,7 +255,12 @@ class KnowledgeSearch:
             if query_vector is not None and self.embedder is not None:
                 index = await self._vector_index(session, kb_id, self.embedder.model_name)
                 vector = _nearest(index, query_vector, depth)
-        return Candidates(lexical, vector)
+            document_of: dict[int, str] = {}
+            if with_documents and (lexical or vector):
+                document_of = await repository.documents_of_chunks(
+                    session, list(dict.fromkeys(chunk_id for chunk_id, _ in lexical + vector))
+                )
+        return Candidates(lexical, vector, document_of)
 
     async def _vector_index(self, session: AsyncSession, kb_id: str, model: str) -> _VectorIndex:
         key = (kb_id, model)

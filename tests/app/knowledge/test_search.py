@@ -9,7 +9,6 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.knowledge import repository
-from app.knowledge import search as search_module
 from app.knowledge.embeddings import EmbeddingError, Matrix
 from app.knowledge.search import (
     LEXICAL_WEIGHT,
@@ -374,34 +373,41 @@ class TestDocumentsFirst:
         assert by_document[0].score < by_document[1].score  # each passage keeps its own score
         assert by_document[0].chunk_id == by_score[1].chunk_id  # Guide's best passage stands for it
 
-    async def test_documents_are_looked_up_for_a_bounded_number_of_candidates(
+    async def test_documents_are_looked_up_within_each_knowledge_bases_own_search(
         self, session_factory: SessionFactory, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        # However many knowledge bases are searched, one bounded lookup: the best
-        # DOCUMENT_CANDIDATES of each list (an unbounded IN list would outgrow the driver's limit).
-        monkeypatch.setattr(search_module, "DOCUMENT_CANDIDATES", 2)
+        # One lookup per knowledge base, of its own candidates (bounded however many are searched),
+        # under its own time limit: when it fails, that knowledge base is reported, the others answer.
         looked_up: list[list[int]] = []
         real = repository.documents_of_chunks
+        space = await make_space(session_factory, "alpha")
+        kbs = [await make_kb(session_factory, space.id, f"kb{number}") for number in range(3)]
+        broken: set[str] = set()
+        for number, kb in enumerate(kbs):
+            for part in range(2):
+                stored = await add_document(
+                    session_factory, kb.id, f"Valve {number}.{part}", f"Valve seal {part} of unit {number}."
+                )
+                if number == 2:
+                    broken.add(stored.document.id)
 
         async def spy(session: AsyncSession, chunk_ids: Sequence[int]) -> dict[int, str]:
             looked_up.append(list(chunk_ids))
-            return await real(session, chunk_ids)
+            found = await real(session, chunk_ids)
+            if broken & set(found.values()):
+                raise RuntimeError("lookup failed")
+            return found
 
         monkeypatch.setattr(repository, "documents_of_chunks", spy)
-        space = await make_space(session_factory, "alpha")
-        kbs = [await make_kb(session_factory, space.id, f"kb{number}") for number in range(3)]
-        for number, kb in enumerate(kbs):
-            for part in range(2):
-                await add_document(
-                    session_factory, kb.id, f"Valve {number}.{part}", f"Valve seal {part} of unit {number}."
-                )
+        search = KnowledgeSearch(session_factory)
+        outcome = await search.search([kb.id for kb in kbs], "valve seal", 6, documents_first=True)
 
-        hits = (
-            await KnowledgeSearch(session_factory).search([kb.id for kb in kbs], "valve seal", 6, documents_first=True)
-        ).hits
-
-        assert [len(ids) for ids in looked_up] == [2]
-        assert len({hit.document_id for hit in hits}) == 6  # the rest still come back, after those
+        assert sorted(len(ids) for ids in looked_up) == [2, 2, 2]
+        assert outcome.failures == {kbs[2].id: "search failed (RuntimeError)"}
+        assert sorted(hit.title for hit in outcome.hits) == ["Valve 0.0", "Valve 0.1", "Valve 1.0", "Valve 1.1"]
+        looked_up.clear()
+        await search.search([kb.id for kb in kbs[:2]], "valve seal", 6)  # passages in score order: no lookup
+        assert looked_up == []
 
 
 class TestFuseDocuments:
