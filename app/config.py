@@ -67,7 +67,7 @@ class Settings(BaseSettings):
     # tenant execute at once; its others wait in its own queue (at most tenant_queue_max, each at
     # most tenant_queue_timeout_s, then 429 BUSY). Alone, a tenant is never held (schema/fairness.py).
     # 0: no cap.
-    tenant_concurrency: int = 2
+    tenant_concurrency: int = 1
     tenant_queue_max: int = 256
     tenant_queue_timeout_s: float = 10.0
     # Longest text input (characters) by kind: names, labels, ids, tags …; descriptions;

@@ -48,6 +48,10 @@ def settings(database_url: str) -> Settings:
         secret_key=TEST_SECRET_KEY,
         admin_token=None,
         egress_allowlist="127.0.0.1,localhost",
+        # One app serves every test, so another test's tenant counts as "being served" for a second
+        # after it: the per-tenant admission (tested on its own, tests/app/test_tenant_admission.py)
+        # would serialise a test's concurrent calls of one tenant and change what it measures.
+        tenant_concurrency=0,
     )
 
 

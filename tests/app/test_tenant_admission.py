@@ -276,6 +276,6 @@ class TestSetting:
         on = create_app(Settings(database_url=url))
         admission = cast(Any, on).graphql_post.admission
         assert isinstance(admission, TenantAdmission)
-        assert (admission.per_tenant, admission.max_waiting, admission.max_wait_s) == (2, 256, 10.0)
+        assert (admission.per_tenant, admission.max_waiting, admission.max_wait_s) == (1, 256, 10.0)
         off = create_app(Settings(database_url=url, tenant_concurrency=0))
         assert cast(Any, off).graphql_post.admission is None
