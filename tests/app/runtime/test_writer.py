@@ -1,21 +1,24 @@
 """The run writer: a run's guarded UPDATE with its stages and turns in one transaction, on both
-backends (SQLite straight on the driver, PostgreSQL through SQLAlchemy Core); what it writes
-reads back through the ORM as if the ORM had written it."""
+backends (SQLite straight on the driver, PostgreSQL as one statement on a pooled connection's
+driver); what it writes reads back through the ORM as if the ORM had written it."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.ids import new_id
 from app.runtime import repository
-from app.runtime.models import AgentRun, AgentSessionMessage, RunStage
+from app.runtime.models import AgentMessage, AgentRun, AgentSessionMessage, RunStage
 from app.runtime.trace import Stage
-from app.runtime.writer import RunWriter
+from app.runtime.writer import Notification, RunWriter
 
 OWNER = "rep_writer_test"
 STARTED = datetime(2026, 12, 1, 23, 59, 58, 123456, tzinfo=UTC)
@@ -45,6 +48,65 @@ async def new_run(session_factory: async_sessionmaker[AsyncSession], *, owner: s
             )
         )
     return run_id
+
+
+def run_row(*, owner: str = OWNER, agent_id: str = "agt_writer") -> dict[str, Any]:
+    """Every column of a new RUNNING run, as the runtime inserts it."""
+    return {
+        "id": new_id("run_"),
+        "agent_id": agent_id,
+        "space_id": "sp_writer",
+        "session_id": None,
+        "parent_run_id": None,
+        "delegation_depth": 0,
+        "principal_key_id": "key_writer",
+        "status": "RUNNING",
+        "input": "查一下 ✓",
+        "output": None,
+        "error_code": None,
+        "error_message": None,
+        "error_detail": None,
+        "steps": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "model": "m",
+        "skill_versions": [],
+        "prompt_warnings": [],
+        "idempotency_key": None,
+        "request_hash": None,
+        "started_at": STARTED,
+        "finished_at": None,
+        "owner_id": owner,
+        "lease_expires_at": STARTED + timedelta(seconds=30),
+        "takeovers": 0,
+        "checkpoint": {"version": 1, "principal": {"keyId": "key_writer"}},
+    }
+
+
+@contextmanager
+def statements_sent(engine: AsyncEngine) -> Iterator[list[str]]:
+    """The statements sent meanwhile through asyncpg's connection methods (execute, fetch…), on
+    any pooled connection: SQLAlchemy's BEGIN and COMMIT are among them (its prepared statements
+    are not: they run through asyncpg's PreparedStatement); PostgreSQL only. asyncpg calls its
+    query loggers soon after the statement (``loop.call_soon``): yield to the loop once before
+    reading the list."""
+    sent: list[str] = []
+    watched: set[int] = set()
+
+    def log(query: Any) -> None:
+        sent.append(query.query)
+
+    def on_checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        driver = dbapi_connection.driver_connection
+        if id(driver) not in watched:
+            watched.add(id(driver))
+            driver.add_query_logger(log)
+
+    event.listen(engine.sync_engine.pool, "checkout", on_checkout)
+    try:
+        yield sent
+    finally:
+        event.remove(engine.sync_engine.pool, "checkout", on_checkout)
 
 
 def stage(step: int, detail: dict[str, object]) -> Stage:
@@ -217,3 +279,79 @@ async def test_after_close_writes_still_land(
     )
     run, _ = await stored(session_factory, run_id)
     assert run.steps == 4
+
+
+async def test_creating_inserts_the_run_and_reads_its_agents_pending_notifications(
+    engine: AsyncEngine, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    agent_id = new_id("agt_")
+    async with session_factory() as session, session.begin():
+        for index, (kind, status, to) in enumerate(
+            [
+                ("notify", "PENDING", agent_id),
+                ("notify", "DELIVERED", agent_id),
+                ("request", "PENDING", agent_id),
+                ("notify", "PENDING", "agt_someone_else"),
+                ("notify", "PENDING", agent_id),
+            ]
+        ):
+            session.add(
+                AgentMessage(
+                    id=f"msg_writer_{agent_id}_{index}",
+                    space_id="sp_writer",
+                    from_agent_id=None if index == 4 else "agt_sender",
+                    to_agent_id=to,
+                    type=kind,
+                    content=f"message {index} ✓",
+                    status=status,
+                    created_at=STARTED,
+                )
+            )
+    writer = RunWriter(engine)
+    row = run_row(agent_id=agent_id)
+
+    notifications = await writer.create(row)
+
+    assert notifications == [
+        Notification(f"msg_writer_{agent_id}_0", "agt_sender", "message 0 ✓"),
+        Notification(f"msg_writer_{agent_id}_4", None, "message 4 ✓"),
+    ]
+    run, stages = await stored(session_factory, row["id"])
+    assert {column: getattr(run, column) for column in row} == row
+    assert stages == []
+    # The same id again: the insert fails and says so.
+    with pytest.raises(Exception):  # noqa: B017 - the driver's integrity error, whichever driver
+        await writer.create(row)
+    await writer.close()
+
+
+async def test_on_postgresql_a_write_and_a_creation_are_one_statement_each(engine: AsyncEngine) -> None:
+    if engine.dialect.name != "postgresql":
+        pytest.skip("the statements on the wire are PostgreSQL's (SQLite's writer has tests above)")
+    writer = RunWriter(engine)
+    row = run_row()
+    with statements_sent(engine) as sent:
+        await writer.create(row)
+        await asyncio.sleep(0)
+    assert len(sent) == 1 and "INSERT INTO agent_run" in sent[0], sent
+
+    values = repository.checkpoint_values({"version": 1}, steps=1, prompt_tokens=3, completion_tokens=1)
+    stages = repository.stage_rows(row["id"], [stage(1, {"n": 1}), stage(1, {"n": 2}), stage(1, {"n": 3})], 1024)
+    turns = [
+        {
+            "id": f"msg_one_statement{suffix}",
+            "agent_id": row["agent_id"],
+            "session_id": "conversation-2",
+            "run_id": row["id"],
+            "role": role,
+            "content": role,
+            "created_at": STARTED,
+        }
+        for suffix, role in (("a", "user"), ("b", "assistant"))
+    ]
+    with statements_sent(engine) as sent:
+        assert await writer.write(row["id"], OWNER, values, stages=stages, turns=turns)
+        await asyncio.sleep(0)
+    # No BEGIN or COMMIT around it: the statement is its own transaction.
+    assert len(sent) == 1 and sent[0].startswith("WITH run AS (UPDATE agent_run"), sent
+    await writer.close()
