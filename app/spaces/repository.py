@@ -5,12 +5,34 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from sqlalchemy import Select, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.pagination import Page, PageRequest, count, fetch_page
 from app.spaces.models import ApiKey, Space
+
+
+class SpaceRecord(Protocol):
+    """What a GraphQL ``Space`` is made from: a :class:`Space`, or a row of :data:`SPACE_COLUMNS`."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def is_system(self) -> bool: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+#: The columns of a :class:`SpaceRecord`, as Core columns (for statements run without the ORM).
+SPACE_COLUMNS = tuple(
+    Space.__table__.c[name] for name, value in vars(SpaceRecord).items() if isinstance(value, property)
+)
 
 
 async def get_space(session: AsyncSession, space_id: str) -> Space | None:

@@ -16,6 +16,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from app.db import JsonArrayContains
 from app.pagination import Page, PageRequest, count, fetch_page, fetch_row_page
 from app.spaces.models import Space
+from app.spaces.repository import SPACE_COLUMNS, SpaceRecord
 from app.tools.models import McpServer, McpServerSpaceBinding, ToolDefinition, ToolSpaceBinding
 from app.tools.visibility import tool_is_global, tool_visible_in_space, tool_visible_somewhere
 
@@ -332,7 +333,7 @@ class PageLinks:
 
     tool_spaces: dict[str, list[str]]
     server_spaces: dict[str, list[str]]
-    spaces: dict[str, Space]
+    spaces: dict[str, SpaceRecord]
     servers: dict[str, McpServer]
 
 
@@ -352,15 +353,18 @@ async def page_links(
     links = PageLinks(defaultdict(list), defaultdict(list), {}, {})
     if tool_ids:
         if with_spaces:
+            # Core rows on the session's connection: no ORM object per binding's space.
+            binding = ToolSpaceBinding.__table__.c
             joined = (
-                select(ToolSpaceBinding.tool_id, Space)
-                .join(Space, Space.id == ToolSpaceBinding.space_id)
-                .where(ToolSpaceBinding.tool_id.in_(tool_ids))
-                .order_by(ToolSpaceBinding.tool_id, ToolSpaceBinding.space_id)
+                select(binding.tool_id.label("bound_tool_id"), *SPACE_COLUMNS)
+                .join_from(ToolSpaceBinding.__table__, Space.__table__, Space.__table__.c.id == binding.space_id)
+                .where(binding.tool_id.in_(tool_ids))
+                .order_by(binding.tool_id, binding.space_id)
             )
-            for tool_id, space in (await session.execute(joined)).all():
-                links.tool_spaces[tool_id].append(space.id)
-                links.spaces[space.id] = space
+            connection = await session.connection()
+            for row in (await connection.execute(joined)).all():
+                links.tool_spaces[row.bound_tool_id].append(row.id)
+                links.spaces[row.id] = row
         else:
             links.tool_spaces = await tool_bindings(session, tool_ids)
     if server_ids and with_server_bindings:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import strawberry
 
-from app.spaces.models import Space as SpaceRow
+from app.spaces.repository import SpaceRecord
 from schema import visibility
 from schema.context import Info
 from schema.enums import Role
@@ -26,10 +26,10 @@ class Space(Node):
         description="The system space holds restricted builtins until an admin assigns them."
     )
     created_at: datetime = strawberry.field(description="When the space was created.")
-    row: strawberry.Private[SpaceRow]
+    row: strawberry.Private[SpaceRecord]
 
     @classmethod
-    def from_row(cls, row: SpaceRow) -> Space:
+    def from_row(cls, row: SpaceRecord) -> Space:
         return cls(
             id=strawberry.ID(row.id),
             name=row.name,
