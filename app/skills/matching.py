@@ -138,6 +138,24 @@ SEMANTIC_FILLER = re.compile(
 )
 
 
+#: A skill request longer than this is embedded from its first and last halves of it
+#: (``QUIVER_SKILL_REQUEST_CHARS``; the local model only; 0: from its first
+#: ``QUIVER_EMBEDDINGS_QUERY_CHARS``, as knowledge search). The model's cost grows with the text
+#: (1,000 characters: p95 59-87 ms of a match); the ask of a long message is mostly at its start
+#: or its end. Chosen on the tuning half's 1,000-character requests (bench/README.md).
+REQUEST_CHARS = 300
+
+
+def request_embedding_text(text: str, limit: int) -> str:
+    """What the local model embeds for a skill request: ``text`` when it has at most ``limit``
+    characters (or ``limit`` is 0), else its first and last ``limit // 2`` joined by a space."""
+    if limit <= 0 or len(text) <= limit:
+        return text
+    tail = limit // 2
+    head = limit - tail
+    return f"{text[:head]} {text[-tail:]}" if tail else text[:head]
+
+
 def semantic_form(text: str) -> str:
     """What is embedded for ``text``: itself without :data:`SEMANTIC_FILLER` (itself when that is all)."""
     stripped = SEMANTIC_FILLER.sub("", text).strip()
@@ -844,6 +862,8 @@ class SkillMatcher:
     reranker: Reranker | None = None
     #: Catalogues seen recently (their lexical index and text vectors), keyed by content.
     cache_size: int = 64
+    #: Characters of a long request the local model embeds, half from each end (:data:`REQUEST_CHARS`).
+    request_chars: int = field(default_factory=lambda: REQUEST_CHARS)
     _catalogues: OrderedDict[int, _Catalogue] = field(default_factory=OrderedDict, repr=False)
     _topics: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
 
@@ -887,6 +907,15 @@ class SkillMatcher:
             self._topics[model] = matrix
         return matrix
 
+    def _request_text(self, text: str) -> str:
+        """What is embedded for a request: a provider with a query cap (the local model) gets
+        its two ends (:func:`request_embedding_text`), others :func:`query_text`."""
+        assert self.embeddings is not None
+        provider = self.embeddings.provider
+        if getattr(provider, "query_chars", 0) and self.request_chars > 0:
+            return request_embedding_text(text, self.request_chars)
+        return query_text(provider, text)
+
     async def _similarities(self, catalogue: _Catalogue, query: str) -> _Semantic | None:
         """The request against every skill text and the everyday topics; None without embeddings."""
         if self.embeddings is None:
@@ -895,7 +924,7 @@ class SkillMatcher:
             index = await self._semantic_index(catalogue)
             everyday = await self._everyday()
             # The request's vector is cached too: routing and retries ask about the same message.
-            embedded = query_text(self.embeddings.provider, semantic_form(query))
+            embedded = self._request_text(semantic_form(query))
             query_vector = np.asarray((await self.embeddings.vectors([embedded]))[0], dtype=np.float32)
         except Exception:
             logger.warning("skill embeddings unavailable; matching is lexical only", exc_info=True)

@@ -30,6 +30,7 @@ from app.skills.matching import (
     gate_features,
     is_mostly_unspaced_request,
     one_spelling,
+    request_embedding_text,
     request_terms,
     semantic_form,
 )
@@ -342,13 +343,39 @@ class BrokenEmbeddings:
 class TestSemantic:
     async def test_a_long_request_is_embedded_from_its_first_characters_and_read_whole(self) -> None:
         provider = HashingEmbeddings(query_chars=60)
-        matcher = SkillMatcher(embeddings=EmbeddingCache(provider))
+        matcher = SkillMatcher(embeddings=EmbeddingCache(provider), request_chars=0)  # as knowledge search
         request = "Please look at the order of the parcel for the Berlin office. " * 60 + "then write meeting notes"
         await matcher.match(catalogue(), request, top_k=3)
         assert [len(text) for text in provider.batches[-1]] == [60]  # the request, embedded last
         assert evidence(request)["sk_meeting"].hint == "meeting notes"  # the lexical side reads it all
         assert query_text(provider, "short") == "short"
         assert query_text(HashingEmbeddings(), request) == request
+
+    async def test_a_long_request_is_embedded_from_both_ends_under_the_local_cap(self) -> None:
+        provider = HashingEmbeddings(query_chars=1_000)  # a provider with a query cap: the local model
+        matcher = SkillMatcher(embeddings=EmbeddingCache(provider), request_chars=40)
+        request = "Write meeting notes for Ana. " + "Some context about the Berlin office move. " * 40 + "Due Friday."
+        await matcher.match(catalogue(), request, top_k=3)
+        embedded = provider.batches[-1]
+        assert embedded == [request[:20] + " " + request[-20:]]
+        assert embedded[0].startswith("Write meeting notes ") and embedded[0].endswith("move. Due Friday.")
+        assert evidence(request)["sk_meeting"].hint == "meeting notes"
+
+        await matcher.match(catalogue(), "draft an email to Ana about the move", top_k=3)
+        assert provider.batches[-1] == ["draft an email to Ana about the move"]  # up to the cap: whole
+
+    async def test_the_request_cap_leaves_providers_without_a_query_cap_alone(self) -> None:
+        provider = HashingEmbeddings()  # e.g. an OpenAI-compatible endpoint: embeds what it gets
+        matcher = SkillMatcher(embeddings=EmbeddingCache(provider), request_chars=40)
+        request = "Write meeting notes for Ana. " * 10
+        await matcher.match(catalogue(), request, top_k=3)
+        assert provider.batches[-1] == [request.strip()]
+
+    def test_request_embedding_text(self) -> None:
+        assert request_embedding_text("abcdefghij", 10) == "abcdefghij"
+        assert request_embedding_text("abcdefghijk", 5) == "abc jk"
+        assert request_embedding_text("abcdefghijk", 1) == "a"
+        assert request_embedding_text("abcdefghijk", 0) == "abcdefghijk"
 
     async def test_each_hint_is_embedded_on_its_own_once(self) -> None:
         provider = HashingEmbeddings()
