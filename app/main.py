@@ -76,7 +76,7 @@ from app.runtime.prompt import PromptBuilder, PromptSettings
 from app.runtime.service import AgentRuntime, RuntimeSettings
 from app.runtime.skill_source import RoutedSkillProvider
 from app.runtime.trace import Scrubber
-from app.scheduling import TENANT
+from app.scheduling import LOOP_SHARE, TENANT
 from app.spaces import repository as spaces_repository
 from app.spaces import service as spaces_service
 from schema.context import Context
@@ -272,9 +272,12 @@ class AuthMiddleware:
         except TenantBusyError as busy:
             await _busy(busy.message)(scope, receive, send)
             return
+        # While the request waits on an upstream it gives its place up (app.scheduling.waiting_outside).
+        share = LOOP_SHARE.set(ticket)
         try:
             await self._admitted(tenant, scope, receive, send)
         finally:
+            LOOP_SHARE.reset(share)
             ticket.release()
 
     async def _admitted(self, tenant: str, scope: Scope, receive: Receive, send: Send) -> None:

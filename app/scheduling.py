@@ -20,14 +20,46 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import Context, ContextVar
-from typing import Any
+from typing import Any, Protocol
 
 import uvloop
 
 #: Who the current request is for (a space; an ADMIN key on its own); None outside requests.
 TENANT: ContextVar[str | None] = ContextVar("quiver_tenant", default=None)
+
+
+class LoopShare(Protocol):
+    """A request's place in its tenant's share of executing requests (schema.fairness.AdmissionTicket)."""
+
+    def pause(self) -> None:
+        """The request waits on something outside the process: its place may go to another."""
+
+    def resume(self) -> None:
+        """The request uses the loop again."""
+
+
+#: The current request's place in its tenant's share, when the admission is on; None otherwise.
+LOOP_SHARE: ContextVar[LoopShare | None] = ContextVar("quiver_loop_share", default=None)
+
+
+@contextmanager
+def waiting_outside() -> Iterator[None]:
+    """Around an await on an upstream (a tool's endpoint, an MCP server, a model): while it
+    waits, the request does not count against its tenant's share, so a tenant whose calls
+    mostly wait on slow upstreams is not held to a few at a time while others are served."""
+    share = LOOP_SHARE.get()
+    if share is None:
+        yield
+        return
+    share.pause()
+    try:
+        yield
+    finally:
+        share.resume()
+
 
 #: How quickly what a tenant used is forgotten (seconds, the time constant of the decay).
 WINDOW_S = 0.1

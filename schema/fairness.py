@@ -162,6 +162,16 @@ class AdmissionTicket:
             self.released = True
             self._admission._release(self)
 
+    def pause(self) -> None:
+        """Waiting on an upstream: stop counting against the share (the next in line may go in)."""
+        if not self.released and self.held:
+            self._admission._pause(self)
+
+    def resume(self) -> None:
+        """Back from the upstream: count again, without waiting (within the hold), even past the share."""
+        if not self.released and not self.held:
+            self._admission._resume(self)
+
 
 class _TenantState:
     __slots__ = ("holding", "name", "open", "tickets", "waiting")
@@ -302,6 +312,19 @@ class TenantAdmission:
         self._close(state, now)
         if state.waiting:
             self._let_in(state, now)
+
+    def _pause(self, ticket: AdmissionTicket) -> None:
+        state = ticket._state
+        ticket.held = False
+        state.holding -= 1
+        if state.waiting:
+            self._let_in(state, time.monotonic())
+
+    def _resume(self, ticket: AdmissionTicket) -> None:
+        # Still within its hold (its entry not yet dropped by _expire): it counts again.
+        if time.monotonic() - ticket.admitted_at < self.hold_s and ticket in ticket._state.tickets:
+            ticket.held = True
+            ticket._state.holding += 1
 
     def _close(self, state: _TenantState, now: float) -> None:
         """One of the tenant's requests is answered (or gave up waiting)."""

@@ -47,6 +47,7 @@ from app.gateway.redaction import SecretScrubber, json_safe
 from app.ids import new_id
 from app.jsonschemas import UnsafeSchemaError, validator_for
 from app.principal import Principal
+from app.scheduling import waiting_outside
 from app.tools import repository as tools_repository
 from app.tools.models import ToolDefinition
 
@@ -357,7 +358,11 @@ class ToolGateway:
             )
             try:
                 async with asyncio.timeout(timeout_s + EXECUTOR_GRACE_S):
-                    data = await executor.execute(invocation)
+                    if executor.waits_outside:
+                        with waiting_outside():
+                            data = await executor.execute(invocation)
+                    else:
+                        data = await executor.execute(invocation)
                 return data, None, attempt
             except TimeoutError:
                 failure = ToolFailure(

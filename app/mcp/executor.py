@@ -87,6 +87,7 @@ def call_failure(error: McpCallError) -> ToolFailure:
 class McpExecutor(CappedExecutor):
     cap_seconds = 15.0
     timeout_code = EXTERNAL_API_TIMEOUT
+    waits_outside = True
 
     def __init__(
         self,

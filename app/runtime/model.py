@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 
 from app import jsoncodec
+from app.scheduling import waiting_outside
 
 MODEL_TIMEOUT = "MODEL_TIMEOUT"
 MODEL_ERROR = "MODEL_ERROR"
@@ -112,12 +113,14 @@ class ModelClient:
             body["stream_options"] = {"include_usage": True}
         # Encoded once for both attempts (orjson; the standard library for what it refuses).
         content = jsoncodec.dumps_bytes(body)
-        try:
+        # The model's time is not the loop's: the request's place in its tenant's share is given up meanwhile.
+        with waiting_outside():
+            try:
+                return await self._complete_once(content, on_delta)
+            except ModelError as error:
+                if not error.retryable:
+                    raise
             return await self._complete_once(content, on_delta)
-        except ModelError as error:
-            if not error.retryable:
-                raise
-        return await self._complete_once(content, on_delta)
 
     async def _complete_once(self, content: bytes, on_delta: DeltaCallback | None) -> ModelReply:
         try:

@@ -16,6 +16,7 @@ from starlette.types import Message, Receive, Scope, Send
 from app.config import Settings
 from app.main import PRINCIPAL_SCOPE_KEY, AuthMiddleware, KeyCache, create_app
 from app.principal import Principal, Role
+from app.scheduling import LOOP_SHARE, waiting_outside
 from schema.fairness import TenantAdmission, TenantBusyError
 
 KEYS = {
@@ -279,3 +280,67 @@ class TestSetting:
         assert (admission.per_tenant, admission.max_waiting, admission.max_wait_s) == (1, 256, 10.0)
         off = create_app(Settings(database_url=url, tenant_concurrency=0))
         assert cast(Any, off).graphql_post.admission is None
+
+
+class UpstreamApp(HeldApp):
+    """As HeldApp, but each request waits for its release inside ``waiting_outside`` (a slow upstream)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        principal: Principal = scope[PRINCIPAL_SCOPE_KEY]
+        tenant = str(principal.space_id or principal.key_id)
+        name = dict(scope["headers"])[b"x-name"].decode()
+        self.inside[tenant] += 1
+        self.entered.append(name)
+        try:
+            with waiting_outside():
+                await self.gate(name).wait()
+        finally:
+            self.inside[tenant] -= 1
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+
+class TestWaitingOnUpstreams:
+    async def test_a_request_waiting_on_an_upstream_gives_its_place_to_the_next(self) -> None:
+        # A tenant whose calls mostly wait on a slow endpoint is not held to one at a time.
+        inner = UpstreamApp()
+        admission = TenantAdmission(1)
+        app = middleware(inner, admission)
+        b = start(app, "key-b", "b1")
+        await settle()
+        a = start(app, "key-a", "a0", "a1", "a2")
+        await settle()
+        assert inner.inside["sp_a"] == 3  # each went in as the one before it began waiting outside
+        assert admission.waiting("sp_a") == 0
+        assert admission.running("sp_a") == 0
+        inner.release("a0", "a1", "a2", "b1")
+        assert [status for status, _, _ in await asyncio.gather(*a, *b)] == [200] * 4
+        assert admission.running("sp_a") == 0
+
+    async def test_back_from_the_upstream_it_counts_again(self) -> None:
+        admission = TenantAdmission(1)
+        other = await admission.enter("b")
+        ticket = await admission.enter("a")
+        LOOP_SHARE.set(ticket)
+        with waiting_outside():
+            assert admission.running("a") == 0
+            # Its place is free meanwhile: another of the tenant's requests goes in at once.
+            second = await asyncio.wait_for(admission.enter("a"), 1)
+        assert admission.running("a") == 2  # back, counted again without waiting (past the share for now)
+        second.release()
+        ticket.release()
+        ticket.pause()  # after release: nothing
+        assert admission.running("a") == 0
+        # Now the share is one again: a new request of the tenant goes in, the next waits.
+        third = await admission.enter("a")
+        fourth = asyncio.ensure_future(admission.enter("a"))
+        await settle()
+        assert not fourth.done()
+        third.release()
+        (await asyncio.wait_for(fourth, 1)).release()
+        other.release()
+
+    def test_without_a_request_it_does_nothing(self) -> None:
+        assert LOOP_SHARE.get() is None
+        with waiting_outside():
+            pass

@@ -32,6 +32,9 @@ class Executor(Protocol):
     cap_seconds: float
     #: Error code when an attempt runs out of time.
     timeout_code: str
+    #: Whether an attempt mostly waits on something outside the process (an endpoint, a server):
+    #: then the request gives its place in its tenant's share up meanwhile (app.scheduling).
+    waits_outside: bool
 
     def cap_for(self, tool_id: str) -> float:
         """The cap for one tool: ``cap_seconds`` unless the executor knows better."""
@@ -51,6 +54,7 @@ class CappedExecutor:
 
     cap_seconds: float
     timeout_code: str
+    waits_outside: bool = False
 
     def cap_for(self, tool_id: str) -> float:
         return self.cap_seconds

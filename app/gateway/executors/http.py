@@ -130,6 +130,7 @@ class OAuthTokenCache:
 class HttpExecutor(CappedExecutor):
     cap_seconds = 10.0
     timeout_code = EXTERNAL_API_TIMEOUT
+    waits_outside = True
 
     def __init__(
         self, client: httpx.AsyncClient, secret_box: SecretBox, egress: EgressPolicy, *, plain_http: bool = True
