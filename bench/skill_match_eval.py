@@ -198,20 +198,30 @@ MAX_TUNING_FALSE_MATCHES = {"lexical": 0.015, "semantic": 0.03}
 
 
 async def calibrate(
-    matcher: SkillMatcher, documents: list[SkillDocument], requests: Sequence[Request], max_false: float
+    matcher: SkillMatcher,
+    documents: list[SkillDocument],
+    requests: Sequence[Request],
+    max_false: float,
+    long: Sequence[Request] = (),
 ) -> Calibration:
     """Fit both models on ``requests`` (the tuning half) and choose the gate's thresholds, one for
     requests written mostly in Chinese and one for the others: for each, the lowest at which at
     most ``max_false`` of that script's no-skill requests get anything (the whole gate, the
-    trigger-hint pass included)."""
+    trigger-hint pass included). Then the same for the no-skill requests of ``long`` (the tuning
+    half padded, :func:`long_requests`) that the model sees cut, never below the short threshold:
+    the thresholds of cut requests (the weights are the short requests')."""
     pools = [(request, await matcher.candidates(documents, request.text)) for request in requests]
     rows = [candidate.features for _, pool in pools for candidate in pool]
     labels = [float(candidate.document.skill_id in request.expected) for request, pool in pools for candidate in pool]
     candidate_weights = fit_logistic(np.asarray(rows), np.asarray(labels))
-    for _, pool in pools:
-        for candidate in pool:
-            candidate.probability = matching.logistic(candidate_weights, candidate.features)
-        pool.sort(key=lambda candidate: (-candidate.probability, candidate.document.skill_id))
+
+    def rescored(chosen: list[tuple[Request, list[matching.Candidate]]]) -> None:
+        for _, pool in chosen:
+            for candidate in pool:
+                candidate.probability = matching.logistic(candidate_weights, candidate.features)
+            pool.sort(key=lambda candidate: (-candidate.probability, candidate.document.skill_id))
+
+    rescored(pools)
     gate_rows, gate_labels = [], []
     for request, pool in pools:
         if pool:
@@ -220,10 +230,10 @@ async def calibrate(
     gate_weights = fit_logistic(np.asarray(gate_rows), np.asarray(gate_labels))
     assert len(gate_weights) == len(GATE_FEATURES) + 1
 
-    def threshold(unspaced: bool) -> float:
+    def threshold(chosen: list[tuple[Request, list[matching.Candidate]]], unspaced: bool, floor: float = 0.0) -> float:
         script = [
             (request, pool)
-            for request, pool in pools
+            for request, pool in chosen
             if not request.expected and matching.is_mostly_unspaced_request(request.text) == unspaced
         ]
         negatives = [pool for _, pool in script if pool]
@@ -234,21 +244,29 @@ async def calibrate(
                 min(round(applies(pool, Calibration(candidate_weights, gate_weights, 1.0)) + 5e-4, 3), 1.0)
                 for pool in negatives
             }
-            | {0.5}
+            | {0.5, floor}
         )
         return next(
             (
                 cut
                 for cut in cuts
-                if sum(bool(gate(pool, Calibration(candidate_weights, gate_weights, cut))) for pool in negatives)
+                if cut >= floor
+                and sum(bool(gate(pool, Calibration(candidate_weights, gate_weights, cut))) for pool in negatives)
                 <= allowed
             ),
             1.0,
         )
 
-    spaced, unspaced = threshold(False), threshold(True)
+    spaced, unspaced = threshold(pools, False), threshold(pools, True)
     print(f"  candidates: {len(labels)} ({int(sum(labels))} right); thresholds {spaced} / {unspaced} (Chinese)")
-    return Calibration(candidate_weights, gate_weights, spaced, unspaced)
+    cut_requests = [request for request in long if not request.expected and matcher.is_cut(request.text)]
+    if not cut_requests:
+        return Calibration(candidate_weights, gate_weights, spaced, unspaced)
+    cut_pools = [(request, await matcher.candidates(documents, request.text)) for request in cut_requests]
+    rescored(cut_pools)
+    cut_spaced, cut_unspaced = threshold(cut_pools, False, spaced), threshold(cut_pools, True, unspaced)
+    print(f"  cut requests: {len(cut_pools)} no-skill; thresholds {cut_spaced} / {cut_unspaced} (Chinese)")
+    return Calibration(candidate_weights, gate_weights, spaced, unspaced, cut_spaced, cut_unspaced)
 
 
 @dataclass
@@ -338,7 +356,8 @@ async def diagnose(matcher: SkillMatcher, documents: list[SkillDocument], reques
     match`` (a no-skill request got something)."""
     candidates = await matcher.candidates(documents, request.text)
     unspaced = matching.is_mostly_unspaced_request(request.text)
-    returned = [candidate.document.skill_id for candidate in gate(candidates, matcher.calibration, unspaced)][:5]
+    kept = gate(candidates, matcher.calibration, unspaced, matcher.is_cut(request.text))
+    returned = [candidate.document.skill_id for candidate in kept][:5]
     if not request.expected:
         return "false match" if returned else None
     if any(skill_id in request.expected for skill_id in returned):
@@ -386,12 +405,13 @@ async def print_misses(matcher: SkillMatcher, documents: list[SkillDocument], re
         counts[(cause, request.lang)] = counts.get((cause, request.lang), 0) + 1
         candidates = await matcher.candidates(documents, request.text)
         unspaced = matching.is_mostly_unspaced_request(request.text)
+        threshold = matcher.calibration.threshold_for(unspaced, matcher.is_cut(request.text))
         rank = next((at for at, c in enumerate(candidates) if c.document.skill_id in request.expected), None)
         where = "" if not request.expected else f", right skill at {'—' if rank is None else rank + 1}"
         print(
             f"\n  {cause.upper()} {request.id} [{request.lang}/{request.kind}] gate "
             f"{applies(candidates, matcher.calibration):.3f} / threshold "
-            f"{matcher.calibration.threshold_for(unspaced)}{where}; want {list(request.expected) or 'nothing'}"
+            f"{threshold}{where}; want {list(request.expected) or 'nothing'}"
         )
         print(f"    {request.text}")
         shown = candidates[:3] + [c for c in candidates[3:] if c.document.skill_id in request.expected][:1]
@@ -466,7 +486,11 @@ async def main() -> None:
         if arguments.calibrate:
             print(f"\n{mode}: calibration fitted on the tuning half")
             fitted = await calibrate(
-                matcher, documents, tuning, MAX_TUNING_FALSE_MATCHES["lexical" if mode == "lexical" else "semantic"]
+                matcher,
+                documents,
+                tuning,
+                MAX_TUNING_FALSE_MATCHES["lexical" if mode == "lexical" else "semantic"],
+                long_requests(tuning, arguments.seed),
             )
             print(f"  {fitted}")
             if mode == "lexical":
@@ -476,6 +500,8 @@ async def main() -> None:
                 matching.SEMANTIC_CALIBRATIONS[matcher.embeddings.provider.model_name] = fitted
         calibration = matcher.calibration
         thresholds = f"{calibration.threshold} / {calibration.threshold_for(True)} (Chinese)"
+        if matcher.is_cut("x" * (LONG_CHARS + 1)):
+            thresholds += f"; cut {calibration.threshold_for(False, True)} / {calibration.threshold_for(True, True)}"
         print(f"\n## {mode} (gate thresholds {thresholds}, runner-up share {matching.RUNNER_UP_SHARE})")
         if arguments.long:
             chosen = tuning if arguments.show_tuning else held_out

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from app.knowledge.embeddings import query_text
+from app.skills import matching
 from app.skills.matching import (
     EVERYDAY_TOPICS,
     FEATURES,
@@ -300,6 +301,25 @@ class TestDecision:
         assert gate(pool, calibration, unspaced=False) == []
         assert Calibration(calibration.candidate, calibration.gate, 0.9).threshold_for(True) == 0.9
 
+    def test_a_cut_request_is_gated_at_the_cut_threshold_of_its_script(self) -> None:
+        calibration = Calibration(
+            candidate=(0.0,) * (len(FEATURES) + 1),
+            gate=(0.0,) * 5,
+            threshold=0.4,
+            threshold_unspaced=0.3,
+            threshold_cut=0.45,
+            threshold_cut_unspaced=0.6,
+        )
+        pool = [Candidate(0, EMAIL, LexicalEvidence(), features=(0.0,) * len(FEATURES), probability=0.6)]
+        # The gate's probability is 0.5: under the cut threshold of a Chinese cut request only.
+        assert gate(pool, calibration, unspaced=False, cut=True) == pool
+        assert gate(pool, calibration, unspaced=True, cut=True) == []
+        assert gate(pool, calibration, unspaced=True) == pool
+        assert [calibration.threshold_for(u, c) for u in (False, True) for c in (False, True)] == [0.4, 0.45, 0.3, 0.6]
+        # Without cut thresholds a cut request reads its script's short one.
+        short = Calibration(calibration.candidate, calibration.gate, 0.4, 0.3)
+        assert (short.threshold_for(False, True), short.threshold_for(True, True)) == (0.4, 0.3)
+
     async def test_the_index_is_built_once_per_catalogue(self) -> None:
         matcher = SkillMatcher()
         documents = catalogue()
@@ -370,6 +390,24 @@ class TestSemantic:
         request = "Write meeting notes for Ana. " * 10
         await matcher.match(catalogue(), request, top_k=3)
         assert provider.batches[-1] == [request.strip()]
+
+    async def test_the_gate_reads_the_cut_threshold_for_a_request_the_model_sees_cut(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        provider = HashingEmbeddings(query_chars=1_000)
+        matcher = SkillMatcher(embeddings=EmbeddingCache(provider), request_chars=40)
+        # Every request's gate probability is 0.5 (zero weights): over the short cut, under the long one.
+        calibration = Calibration((0.0,) * (len(FEATURES) + 1), (0.0,) * 5, threshold=0.4, threshold_cut=0.6)
+        monkeypatch.setitem(matching.SEMANTIC_CALIBRATIONS, provider.model_name, calibration)
+        short = "the Berlin office move on Friday"
+        long = short + ", with context about the move and the boxes." * 3
+        assert not matcher.is_cut(short) and matcher.is_cut(long)
+        assert await matcher.match(catalogue(), short, top_k=3)
+        assert await matcher.match(catalogue(), long, top_k=3) == []
+        # Not cut: no embeddings, the first-N cut (request chars 0), or a provider without a query cap.
+        assert not SkillMatcher(request_chars=40).is_cut(long)
+        assert not SkillMatcher(embeddings=EmbeddingCache(provider), request_chars=0).is_cut(long)
+        assert not SkillMatcher(embeddings=EmbeddingCache(HashingEmbeddings()), request_chars=40).is_cut(long)
 
     def test_request_embedding_text(self) -> None:
         assert request_embedding_text("abcdefghij", 10) == "abcdefghij"
