@@ -32,7 +32,8 @@ Two stages, as a dispatcher works:
    to the everyday topics, under the same model), the lexical strength, a whole hint and
    how far the nearest skill stands above the next — and gives the probability that
    anything applies at all; below the calibration's threshold for the request's script
-   (mostly Chinese or not) nothing is returned, above it the best candidate and those within
+   (mostly Chinese or not) and length (seen whole, or cut to its two ends by the local
+   model's ``QUIVER_SKILL_REQUEST_CHARS``) nothing is returned, above it the best candidate and those within
    ``RUNNER_UP_SHARE`` of it. Both were fitted on the tuning half of
    ``bench/data/skills/requests.json`` (never the held-out half), once for lexical
    matching and once per embedding model, so a score means the same thing whichever
