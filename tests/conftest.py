@@ -25,9 +25,29 @@ from tests.databases import BACKENDS, database
 TEST_SECRET_KEY = Fernet.generate_key().decode()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The static checks (tests/test_checks.py) first: a lint or type error fails the run in
-    seconds instead of after the whole suite."""
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "backends(*names): run only on these database backends (the others are deselected, not skipped)"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests about one backend's behaviour (``@pytest.mark.backends("postgresql")``) are not
+    collected for the others; then the static checks (tests/test_checks.py) first: a lint or
+    type error fails the run in seconds instead of after the whole suite."""
+    kept: list[pytest.Item] = []
+    other_backend: list[pytest.Item] = []
+    for item in items:
+        marker = item.get_closest_marker("backends")
+        callspec = getattr(item, "callspec", None)
+        backend = callspec.params.get("database_url") if callspec is not None else None
+        if marker is not None and backend is not None and backend not in marker.args:
+            other_backend.append(item)
+        else:
+            kept.append(item)
+    if other_backend:
+        config.hook.pytest_deselected(items=other_backend)
+        items[:] = kept
     items.sort(key=lambda item: item.path.name != "test_checks.py")
 
 

@@ -325,9 +325,9 @@ async def test_creating_inserts_the_run_and_reads_its_agents_pending_notificatio
     await writer.close()
 
 
+@pytest.mark.backends("postgresql")  # the statements on the wire are PostgreSQL's (SQLite's: the tests above)
 async def test_on_postgresql_a_write_and_a_creation_are_one_statement_each(engine: AsyncEngine) -> None:
-    if engine.dialect.name != "postgresql":
-        pytest.skip("the statements on the wire are PostgreSQL's (SQLite's writer has tests above)")
+    assert engine.dialect.name == "postgresql"
     writer = RunWriter(engine)
     row = run_row()
     with statements_sent(engine) as sent:
