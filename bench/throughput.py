@@ -51,6 +51,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DIRECT = "direct"
 QUIVER_READY_TIMEOUT_S = 240.0
 CALL_TIMEOUT_S = 30.0
+#: Why calls failed (the exception, its message cut), over the whole run: printed after the figures.
+FAILURE_REASONS: dict[str, int] = {}
 #: Pause after each burst so the servers finish what it left (group commits, log lines).
 SETTLE_PAUSE_S = 0.3
 GOAL_CALLS_PER_S = 1000.0
@@ -350,8 +352,10 @@ async def burst(
             started = time.perf_counter()
             try:
                 trace_id = await asyncio.wait_for(call(connection), CALL_TIMEOUT_S)
-            except Exception:
+            except Exception as error:
                 failures += 1
+                reason = f"{type(error).__name__}: {str(error)[:200]}"
+                FAILURE_REASONS[reason] = FAILURE_REASONS.get(reason, 0) + 1
                 connection.close()
                 continue
             latencies.append((time.perf_counter() - started) * 1000)
@@ -484,6 +488,8 @@ def report(args: argparse.Namespace, totals: dict[str, Totals], servers: list[Qu
             f"{sum(burst.failures for burst in total.bursts):>8}  {checks.get(name, '-')}"
         )
     print("  cpu ms/call: CPU time of the server's processes (the echo endpoint's for direct) per answered call")
+    for reason, count in sorted(FAILURE_REASONS.items(), key=lambda item: -item[1])[:10]:
+        print(f"  failed x{count}: {reason}")
     print()
     print(f"  goals (issue #16): >= {GOAL_CALLS_PER_S:.0f} calls/s and p99 < {GOAL_P99_MS:.0f} ms")
     for server in servers:
