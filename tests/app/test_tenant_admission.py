@@ -32,12 +32,14 @@ class StubKeys:
 
 
 class HeldApp:
-    """Each request stays inside until its own name is released; records who went in, in order."""
+    """Each request stays inside until its own name is released; records who went in, in order.
+    ``upstream``: it waits for the release as on a slow upstream (inside ``waiting_outside``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, upstream: bool = False) -> None:
         self.inside: Counter[str] = Counter()
         self.entered: list[str] = []
         self.gates: dict[str, asyncio.Event] = {}
+        self.upstream = upstream
 
     def gate(self, name: str) -> asyncio.Event:
         return self.gates.setdefault(name, asyncio.Event())
@@ -53,7 +55,11 @@ class HeldApp:
         self.inside[tenant] += 1
         self.entered.append(name)
         try:
-            await self.gate(name).wait()
+            if self.upstream:
+                with waiting_outside():
+                    await self.gate(name).wait()
+            else:
+                await self.gate(name).wait()
         finally:
             self.inside[tenant] -= 1
         await send({"type": "http.response.start", "status": 200, "headers": []})
@@ -282,28 +288,10 @@ class TestSetting:
         assert cast(Any, off).graphql_post.admission is None
 
 
-class UpstreamApp(HeldApp):
-    """As HeldApp, but each request waits for its release inside ``waiting_outside`` (a slow upstream)."""
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        principal: Principal = scope[PRINCIPAL_SCOPE_KEY]
-        tenant = str(principal.space_id or principal.key_id)
-        name = dict(scope["headers"])[b"x-name"].decode()
-        self.inside[tenant] += 1
-        self.entered.append(name)
-        try:
-            with waiting_outside():
-                await self.gate(name).wait()
-        finally:
-            self.inside[tenant] -= 1
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"{}"})
-
-
 class TestWaitingOnUpstreams:
     async def test_a_request_waiting_on_an_upstream_gives_its_place_to_the_next(self) -> None:
         # A tenant whose calls mostly wait on a slow endpoint is not held to one at a time.
-        inner = UpstreamApp()
+        inner = HeldApp(upstream=True)
         admission = TenantAdmission(1)
         app = middleware(inner, admission)
         b = start(app, "key-b", "b1")
