@@ -139,7 +139,8 @@ class RequestLimits:
             logger.info("request refused: %s", problem.message, extra={"status": problem.status, "code": problem.code})
             await _respond(send, problem)
             return
-        await self.app(scope, _replay(body, receive), _graphql_shaped(send))
+        whole: Message = {"type": "http.request", "body": body, "more_body": False}
+        await self.app(scope, replayed(whole, receive), _graphql_shaped(send))
 
     async def _read_body(self, scope: Scope, receive: Receive) -> bytes:
         declared = _content_length(scope)
@@ -234,15 +235,16 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """The body already read, once; then whatever the connection says (a disconnect)."""
+def replayed(message: Message, receive: Receive) -> Receive:
+    """``receive`` for an app behind a middleware that has already read ``message`` (the whole
+    body): that message, once; then whatever the connection says (a disconnect)."""
     delivered = False
 
     async def replay() -> Message:
         nonlocal delivered
         if not delivered:
             delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
+            return message
         return await receive()
 
     return replay

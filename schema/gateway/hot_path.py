@@ -53,11 +53,12 @@ from graphql import (
     parse,
     specified_rules,
 )
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 from strawberry.schema.schema import validate_document
 from strawberry.types.field import StrawberryField
 
 from app import jsoncodec
+from app.http_limits import replayed
 from schema.errors import MaskUnexpectedErrors
 from schema.fairness import LINE_RELEASE_SCOPE_KEY
 from schema.limits import _ReadVariables, operation_cost
@@ -354,11 +355,11 @@ class HotPathApp:
         message = await receive()
         body: bytes = message.get("body", b"")
         if message["type"] != "http.request" or message.get("more_body", False):
-            await self.app(scope, _replay(message, receive), send)
+            await self.app(scope, replayed(message, receive), send)
             return
         planned = self._planned(body)
         if planned is None:
-            await self.app(scope, _replay(message, receive), send)
+            await self.app(scope, replayed(message, receive), send)
             return
         plan, input_value = planned
         release = scope.get(LINE_RELEASE_SCOPE_KEY)
@@ -397,16 +398,3 @@ def _is_plain_json(scope: Scope) -> bool:
         if name == b"content-type":
             return bool(value == b"application/json" or value.startswith(b"application/json;"))
     return False
-
-
-def _replay(message: Message, receive: Receive) -> Receive:
-    delivered = False
-
-    async def replay() -> Message:
-        nonlocal delivered
-        if not delivered:
-            delivered = True
-            return message
-        return await receive()
-
-    return replay

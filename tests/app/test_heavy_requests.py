@@ -8,22 +8,18 @@ import asyncio
 from collections import Counter
 from typing import Any, cast
 
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from app.main import PRINCIPAL_SCOPE_KEY, AuthMiddleware, KeyCache
 from app.principal import Principal, Role
 from schema.fairness import LINE_RELEASE_SCOPE_KEY, CostlyOperationGate
+from tests.support.asgi import StubKeys, post, settle
 
 HEAVY = 8 * 1024
 KEYS = {
     "key-a": Principal(key_id="k_a", role=Role.MEMBER, space_id="sp_a"),
     "key-b": Principal(key_id="k_b", role=Role.MEMBER, space_id="sp_b"),
 }
-
-
-class StubKeys:
-    async def principal(self, token: str) -> Principal | None:
-        return KEYS.get(token)
 
 
 class HeldApp:
@@ -53,30 +49,15 @@ class HeldApp:
         await send({"type": "http.response.body", "body": b"{}"})
 
 
-async def post(app: Any, token: str, size: int | None) -> int:
-    headers = [(b"authorization", f"Bearer {token}".encode())]
-    if size is not None:
-        headers.append((b"content-length", str(size).encode()))
-    scope = {"type": "http", "method": "POST", "path": "/graphql", "headers": headers, "query_string": b""}
-    sent: list[Message] = []
-
-    async def receive() -> Message:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: Message) -> None:
-        sent.append(message)
-
-    await app(scope, receive, send)
-    return int(sent[0]["status"])
+async def sized(app: Any, token: str, size: int | None) -> int:
+    """The status of a POST declaring ``size`` bytes (None: chunked, no length declared)."""
+    headers = [] if size is None else [(b"content-length", str(size).encode())]
+    status, _, _ = await post(app, token, headers)
+    return status
 
 
 def middleware(inner: HeldApp, heavy_bytes: int = HEAVY, line: CostlyOperationGate | None = None) -> AuthMiddleware:
-    return AuthMiddleware(inner, cast(KeyCache, StubKeys()), line or CostlyOperationGate(), heavy_bytes)
-
-
-async def settle() -> None:
-    for _ in range(20):
-        await asyncio.sleep(0)
+    return AuthMiddleware(inner, cast(KeyCache, StubKeys(KEYS)), line or CostlyOperationGate(), heavy_bytes)
 
 
 class TestHeavyLine:
@@ -84,11 +65,11 @@ class TestHeavyLine:
         inner = HeldApp()
         app = middleware(inner)
         requests = [
-            *(post(app, "key-a", 2 * 1024 * 1024) for _ in range(3)),
-            post(app, "key-a", None),  # chunked: its size is not declared
-            post(app, "key-a", 200),
-            post(app, "key-a", 300),
-            post(app, "key-b", 100_000),
+            *(sized(app, "key-a", 2 * 1024 * 1024) for _ in range(3)),
+            sized(app, "key-a", None),  # chunked: its size is not declared
+            sized(app, "key-a", 200),
+            sized(app, "key-a", 300),
+            sized(app, "key-b", 100_000),
         ]
         running = [asyncio.ensure_future(request) for request in requests]
         await settle()
@@ -103,7 +84,7 @@ class TestHeavyLine:
     async def test_zero_turns_the_line_off(self) -> None:
         inner = HeldApp()
         app = middleware(inner, heavy_bytes=0)
-        running = [asyncio.ensure_future(post(app, "key-a", 2 * 1024 * 1024)) for _ in range(3)]
+        running = [asyncio.ensure_future(sized(app, "key-a", 2 * 1024 * 1024)) for _ in range(3)]
         await settle()
         assert inner.inside[("sp_a", "heavy")] == 3
         inner.release.set()
@@ -112,16 +93,16 @@ class TestHeavyLine:
     async def test_a_refused_key_waits_in_no_line(self) -> None:
         inner = HeldApp()
         app = middleware(inner)
-        holding = asyncio.ensure_future(post(app, "key-a", 2 * 1024 * 1024))
+        holding = asyncio.ensure_future(sized(app, "key-a", 2 * 1024 * 1024))
         await settle()
-        assert await post(app, "wrong-key", 2 * 1024 * 1024) == 401
+        assert await sized(app, "wrong-key", 2 * 1024 * 1024) == 401
         inner.release.set()
         assert await holding == 200
 
     async def test_execution_lets_the_next_large_body_in(self) -> None:
         inner, line = HeldApp(executes=True), CostlyOperationGate()
         app = middleware(inner, line=line)
-        running = [asyncio.ensure_future(post(app, "key-a", 2 * 1024 * 1024)) for _ in range(3)]
+        running = [asyncio.ensure_future(sized(app, "key-a", 2 * 1024 * 1024)) for _ in range(3)]
         await settle()
         # Each let the next in as it started executing: all three execute at once, none is in line.
         assert inner.inside[("sp_a", "heavy")] == 3

@@ -6,29 +6,24 @@ held; the wait is bounded (429 BUSY, never a 500)."""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import Counter
 from typing import Any, cast
 
 import pytest
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from app.config import Settings
 from app.main import PRINCIPAL_SCOPE_KEY, AuthMiddleware, KeyCache, create_app
 from app.principal import Principal, Role
 from app.scheduling import LOOP_SHARE, waiting_outside
 from schema.fairness import TenantAdmission, TenantBusyError
+from tests.support.asgi import StubKeys, post, settle
 
 KEYS = {
     "key-a": Principal(key_id="k_a", role=Role.MEMBER, space_id="sp_a"),
     "key-b": Principal(key_id="k_b", role=Role.VIEWER, space_id="sp_b"),
     "admin": Principal(key_id="k_admin", role=Role.ADMIN, space_id=None),
 }
-
-
-class StubKeys:
-    async def principal(self, token: str) -> Principal | None:
-        return KEYS.get(token)
 
 
 class HeldApp:
@@ -66,33 +61,16 @@ class HeldApp:
         await send({"type": "http.response.body", "body": b"{}"})
 
 
-async def post(app: Any, token: str, name: str) -> tuple[int, dict[str, Any] | None, dict[bytes, bytes]]:
-    headers = [(b"authorization", f"Bearer {token}".encode()), (b"x-name", name.encode())]
-    scope = {"type": "http", "method": "POST", "path": "/graphql", "headers": headers, "query_string": b""}
-    sent: list[Message] = []
-
-    async def receive() -> Message:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: Message) -> None:
-        sent.append(message)
-
-    await app(scope, receive, send)
-    body = b"".join(message.get("body", b"") for message in sent[1:])
-    return int(sent[0]["status"]), json.loads(body) if body else None, dict(sent[0]["headers"])
+def named(name: str) -> list[tuple[bytes, bytes]]:
+    return [(b"x-name", name.encode())]
 
 
 def middleware(inner: HeldApp, admission: TenantAdmission | None) -> AuthMiddleware:
-    return AuthMiddleware(inner, cast(KeyCache, StubKeys()), admission=admission)
-
-
-async def settle() -> None:
-    for _ in range(30):
-        await asyncio.sleep(0)
+    return AuthMiddleware(inner, cast(KeyCache, StubKeys(KEYS)), admission=admission)
 
 
 def start(app: AuthMiddleware, token: str, *names: str) -> list[asyncio.Future[Any]]:
-    return [asyncio.ensure_future(post(app, token, name)) for name in names]
+    return [asyncio.ensure_future(post(app, token, named(name))) for name in names]
 
 
 class TestSharedAdmission:
@@ -191,7 +169,7 @@ class TestBoundedWait:
         await settle()
         a = start(app, "key-a", "a0", "a1", "a2")
         await settle()
-        status, body, headers = await post(app, "key-a", "a3")
+        status, body, headers = await post(app, "key-a", named("a3"))
         assert status == 429
         assert body is not None and body["data"] is None
         assert body["errors"][0]["extensions"] == {"code": "BUSY"}
@@ -214,7 +192,7 @@ class TestBoundedWait:
         b = start(app, "key-b", "b1")
         a0 = start(app, "key-a", "a0")
         await settle()
-        status, body, _ = await post(app, "key-a", "a1")
+        status, body, _ = await post(app, "key-a", named("a1"))
         assert status == 429
         assert body is not None and body["errors"][0]["extensions"]["code"] == "BUSY"
         assert "Not let in within 0.05 s" in body["errors"][0]["message"]
