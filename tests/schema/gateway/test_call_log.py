@@ -78,6 +78,28 @@ class TestToolCallsFilter:
         assert await matching(agentId="ag_filter_test") == [ids[3]]
         assert await matching(agentId="ag_filter_test", spaceId=beta.id) == []
 
+    async def test_calls_made_one_after_another_are_listed_in_that_order(
+        self, gql: GraphQLClient, keys: Keys, app_and_services: Any
+    ) -> None:
+        # Many land in the same millisecond: the ids made in one process still increase (app.ids).
+        space = await keys.space("in_order")
+        gateway = app_and_services.state.services.gateway
+        made: list[str] = []
+        for index in range(60):
+            result = await gateway.execute(SYSTEM_PRINCIPAL, space.id, "bt_calculator", {"expression": f"{index} + 1"})
+            made.append(result.call_id)
+        log = await call_log(gql, spaceId=space.id)
+        assert [node["id"] for node in log["nodes"]] == made
+        paged: list[str] = []
+        after = None
+        while True:
+            page = await call_log(gql, first=7, after=after, spaceId=space.id)
+            paged.extend(node["id"] for node in page["nodes"])
+            if not page["pageInfo"]["hasNextPage"]:
+                break
+            after = page["pageInfo"]["endCursor"]
+        assert paged == made
+
     async def test_since_keeps_calls_started_at_or_after(
         self, gql: GraphQLClient, keys: Keys, tool_server: ToolServer, app_and_services: Any
     ) -> None:

@@ -25,12 +25,12 @@ class TestOrigin:
         )
         assert by_graphql["call"]["origin"] == "GRAPHQL"
         log = await call_log(gql, spaceId=space.id)
-        # Which call has which origin (calls logged in the same instant may be listed in either order).
-        assert {node["id"]: node["origin"] for node in log["nodes"]} == {
-            by_graphql["call"]["id"]: "GRAPHQL",
-            by_run.call_id: "AGENT",
-            by_mcp.call_id: "MCP",
-        }
+        # Listed in the order they were made, even within one millisecond (app.ids).
+        assert [(node["id"], node["origin"]) for node in log["nodes"]] == [
+            (by_graphql["call"]["id"], "GRAPHQL"),
+            (by_run.call_id, "AGENT"),
+            (by_mcp.call_id, "MCP"),
+        ]
         for origin, call_id in (
             ("GRAPHQL", by_graphql["call"]["id"]),
             ("AGENT", by_run.call_id),
