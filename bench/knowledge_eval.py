@@ -4,7 +4,11 @@ The labelled set ships in ``bench/data/knowledge``: ``docs.jsonl`` (documents bu
 text found offline: Python standard library docstrings, man pages, licence texts, and
 Chinese documents written for the set; see ``build_corpus.py``) and ``queries.json``
 (queries with the ids of the documents that answer them, their language — en, zh or
-mixed — and a fixed ``split``: ``tuning`` or ``held-out``).
+mixed — and a fixed ``split``: ``tuning`` or ``held-out``). ``fresh_queries.json`` holds the
+``fresh`` split (``--split fresh``): 95 queries written later, from the documents as a user would
+ask, by someone who had not read the search code; never used for tuning — nothing but
+``--split fresh`` reads the file and the script refuses it with ``--tune``. Report its figures;
+never change search to move them.
 
 Every document goes through the real pipeline (``Ingestor.prepare`` with the local
 multilingual model, then ``service.store_document``) into a fresh, migrated database;
@@ -20,6 +24,7 @@ held-out, with the module's constants.
     .venv/bin/python -m bench.knowledge_eval --tune              # choose the fusion on the tuning half
     .venv/bin/python -m bench.knowledge_eval --backend postgresql
     .venv/bin/python -m bench.knowledge_eval --lexical-only      # without the embeddings extra
+    .venv/bin/python -m bench.knowledge_eval --split fresh       # the fresh split, measurement only
 
 Needs the ``embeddings`` extra (``pip install -e '.[embeddings]'``) unless ``--lexical-only``.
 """
@@ -69,6 +74,9 @@ from app.principal import SYSTEM_PRINCIPAL
 from app.spaces import service as spaces_service
 
 DATA = Path(__file__).resolve().parent / "data" / "knowledge"
+# The split of queries written after the tuning: measured, never tuned on (see the docstring).
+FRESH = "fresh"
+SPLITS = ("held-out", FRESH)
 PASSAGES_PER_QUERY = 50
 RECALL_AT = 5
 MRR_AT = 10
@@ -84,13 +92,18 @@ class Query:
     kind: str
 
 
-def load_set() -> tuple[list[dict[str, Any]], list[Query]]:
+def load_set(split: str = "held-out") -> tuple[list[dict[str, Any]], list[Query]]:
+    """The documents and the queries: the tuning and held-out halves (``queries.json``), or, for
+    ``split="fresh"``, only the fresh split (``fresh_queries.json``, which nothing else reads)."""
     with (DATA / "docs.jsonl").open(encoding="utf-8") as lines:
         documents = [json.loads(line) for line in lines]
+    source = "fresh_queries.json" if split == FRESH else "queries.json"
     queries = [
         Query(item["query"], set(item["relevant"]), item["lang"], item["split"], item["kind"])
-        for item in json.loads((DATA / "queries.json").read_text(encoding="utf-8"))
+        for item in json.loads((DATA / source).read_text(encoding="utf-8"))
     ]
+    if any((query.split == FRESH) != (split == FRESH) for query in queries):
+        raise SystemExit(f"{source}: the fresh split and the tuned halves must stay in their own files")
     return documents, queries
 
 
@@ -156,7 +169,8 @@ def use_cjk_trigrams() -> None:
 async def run(arguments: argparse.Namespace) -> None:
     if arguments.cjk_ngrams == "23":
         use_cjk_trigrams()
-    documents, queries = load_set()
+    split = arguments.split
+    documents, queries = load_set(split)
     embedder: EmbeddingProvider | None = (
         None if arguments.lexical_only else LocalEmbeddings(passage_chars=arguments.passage_chars)
     )
@@ -181,7 +195,7 @@ async def run(arguments: argparse.Namespace) -> None:
     )
     print(
         f"set: {len(documents)} documents ({sum(1 for doc in documents if doc['lang'] == 'zh')} Chinese), "
-        f"{len(queries)} queries ({languages}; {sum(1 for q in queries if q.split == 'held-out')} held-out); "
+        f"{len(queries)} queries ({languages}; {sum(1 for q in queries if q.split == split)} {split}); "
         f"load average {os.getloadavg()[0]:.2f}"
     )
     print(
@@ -241,24 +255,26 @@ async def run(arguments: argparse.Namespace) -> None:
                         found = await search.candidates([kb.id], query.text, 40, with_documents=True)
                         of = found.document_of
                         raw[number] = (found.lexical, found.vector, {c: source_of[d] for c, d in of.items()})
-                    if arguments.verbose and mode == modes[-1] and query.split == "held-out":
+                    if arguments.verbose and mode == modes[-1] and query.split == split:
                         print(
                             f"  [{mode}] {query.text!r}: {rankings[mode][number][:5]} (want {sorted(query.relevant)})"
                         )
         finally:
             await engine.dispose()
 
-    report(queries, rankings, chunk_lists, documents_of_chunk, tune=arguments.tune and VECTOR in modes)
+    report(queries, rankings, chunk_lists, documents_of_chunk, tune=arguments.tune and VECTOR in modes, split=split)
     if arguments.tune and raw:
         tune_documents(queries, raw)
     order = "score order" if arguments.score_order else "each document's best passage first"
     table(
-        f"held-out, the documents of searchKnowledge(topK: {RECALL_AT})'s passages ({order}) (headline)",
+        f"{split}, the documents of searchKnowledge(topK: {RECALL_AT})'s passages ({order}) (headline)",
         queries,
         api_rankings,
-        "held-out",
+        split,
     )
-    gains(queries, api_rankings)
+    gains(queries, api_rankings, split)
+    if split == FRESH:
+        return
     table(
         f"tuning, the documents of searchKnowledge(topK: {RECALL_AT})'s passages ({order})",
         queries,
@@ -305,6 +321,7 @@ def report(
     documents_of_chunk: dict[int, str],
     *,
     tune: bool,
+    split: str = "held-out",
 ) -> None:
     def fused(k: int, weight: float, depth: int, numbers: list[int]) -> dict[int, list[str]]:
         ranked: dict[int, list[str]] = {}
@@ -363,13 +380,14 @@ def report(
         )
 
     table(
-        f"held-out, documents in order of first appearance among the top {PASSAGES_PER_QUERY} passages",
+        f"{split}, documents in order of first appearance among the top {PASSAGES_PER_QUERY} passages",
         queries,
         rankings,
-        "held-out",
+        split,
     )
-    gains(queries, rankings)
-    table(f"tuning, documents among the top {PASSAGES_PER_QUERY} passages", queries, rankings, "tuning")
+    gains(queries, rankings, split)
+    if split != FRESH:
+        table(f"tuning, documents among the top {PASSAGES_PER_QUERY} passages", queries, rankings, "tuning")
 
 
 DECAYS = (0.0, 0.1, 0.2, 0.3, 0.35, 0.5)
@@ -433,16 +451,16 @@ def tune_documents(
     )
 
 
-def gains(queries: list[Query], rankings: dict[str, dict[int, list[str]]]) -> None:
+def gains(queries: list[Query], rankings: dict[str, dict[int, list[str]]], split: str = "held-out") -> None:
     if LEXICAL in rankings and HYBRID in rankings:
-        held_out = [number for number, query in enumerate(queries) if query.split == "held-out"]
+        held_out = [number for number, query in enumerate(queries) if query.split == split]
         for name, numbers in [("all", held_out)] + [
             (lang, [n for n in held_out if queries[n].language == lang]) for lang in LANGUAGES
         ]:
             gain = (
                 mean_scores(queries, rankings[HYBRID], numbers)[0] - mean_scores(queries, rankings[LEXICAL], numbers)[0]
             )
-            print(f"hybrid - lexical, held-out {name}: {100 * gain:+.1f} points")
+            print(f"hybrid - lexical, {split} {name}: {100 * gain:+.1f} points")
 
 
 TUNING_GRID = [
@@ -475,7 +493,16 @@ def main() -> None:
     parser.add_argument(
         "--tune", action="store_true", help="choose the fusion's k and vector weight on the tuning half"
     )
-    asyncio.run(run(parser.parse_args()))
+    parser.add_argument(
+        "--split",
+        choices=SPLITS,
+        default="held-out",
+        help="the queries measured: the held-out half, or the fresh split (never tuned on; refused with --tune)",
+    )
+    arguments = parser.parse_args()
+    if arguments.split == FRESH and arguments.tune:
+        parser.error("--split fresh is never tuned on: no --tune with it")
+    asyncio.run(run(arguments))
 
 
 if __name__ == "__main__":
