@@ -285,11 +285,93 @@ def _make_step(field_def: Any, has_arguments: bool) -> _Step | None:
     return _Step(False, strawberry_field.python_name, leaf, shape)
 
 
+Compiled = Callable[[Any], Any]
+"""An object's whole selection completed at once: the result dict, or ``_SLOW`` (nothing done)."""
+
+_TYPENAME, _PLAIN_LEAF, _EARLY_LEAF, _PLAIN_OBJECT, _EARLY_OBJECT = range(5)
+_MISSING: Any = object()
+
+#: Lists of objects inside a compiled selection are completed in one go only when shorter than
+#: this (schema.fairness slices longer ones: they take the ordinary path, which hands the loop back).
+COMPILED_LIST_MAX = 16
+
+
+def _fields_completer(fields: tuple[tuple[str, int, Any, Any], ...]) -> Compiled:
+    """The compiled completion of one selection set: each field read and completed in place,
+    ``_SLOW`` as soon as one would not complete cleanly (the caller then takes the ordinary path,
+    which raises and locates the error; nothing here has side effects)."""
+
+    def complete(source: Any) -> Any:
+        early: dict[str, Any] = getattr(source, "__dict__", None) or {}
+        results: dict[str, Any] = {}
+        try:
+            for response_name, kind, name, complete_value in fields:
+                if kind == _TYPENAME:
+                    results[response_name] = name
+                    continue
+                if kind in (_PLAIN_LEAF, _PLAIN_OBJECT):
+                    value = getattr(source, name)
+                else:
+                    value = early.get(name, _MISSING)
+                    if value is _MISSING:
+                        return _SLOW  # its resolver has to run
+                completed = complete_value(value)
+                if completed is _SLOW:
+                    return _SLOW
+                results[response_name] = completed
+        except Exception:
+            return _SLOW
+        return results
+
+    return complete
+
+
+def _object_completer(shape: _ObjectShape, complete_fields: Compiled) -> Callable[[Any], Any]:
+    """An object-typed value (or a short list of them) completed by its compiled selection."""
+    is_type_of = shape.is_type_of
+    is_nullable = shape.is_nullable
+
+    def complete_object(value: Any) -> Any:
+        if value is None:
+            return None if is_nullable else _SLOW
+        if is_type_of is not None and is_type_of(value, None) is not True:
+            return _SLOW
+        return complete_fields(value)
+
+    if not shape.is_list:
+        return complete_object
+    is_item_nullable = shape.is_item_nullable
+
+    def complete_list(value: Any) -> Any:
+        if value is None:
+            return None if is_nullable else _SLOW
+        if (type(value) is not list and type(value) is not tuple) or len(value) >= COMPILED_LIST_MAX:
+            return _SLOW
+        completed: list[Any] = []
+        for item in value:
+            if item is None:
+                if not is_item_nullable:
+                    return _SLOW
+                completed.append(None)
+                continue
+            if is_type_of is not None and is_type_of(item, None) is not True:
+                return _SLOW
+            result = complete_fields(item)
+            if result is _SLOW:
+                return _SLOW
+            completed.append(result)
+        return completed
+
+    return complete_list
+
+
 class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # id(grouped field set) → (the set, kept alive so the id stays its own; one step per field)
         self._plans: dict[int, tuple[Any, list[_Step | None] | None]] = {}
+        # id(grouped field set) → (the set, its compiled completion or None)
+        self._compiled_sets: dict[int, tuple[Any, Compiled | None]] = {}
         manager = self.middleware_manager
         self._is_shortcut_allowed = manager is None or not manager.middlewares
 
@@ -316,6 +398,47 @@ class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
         self._plans[id(grouped_field_set)] = (grouped_field_set, plan)
         return plan
 
+    def _compiled(self, parent_type: GraphQLObjectType, grouped_field_set: Any) -> Compiled | None:
+        """One function completing an object's whole selection at once; None when a field needs more.
+
+        Made once per selection set and request (cached like the plans)."""
+        cached = self._compiled_sets.get(id(grouped_field_set))
+        if cached is not None:
+            return cached[1]
+        self._compiled_sets[id(grouped_field_set)] = (grouped_field_set, None)  # no recursion into itself
+        compiled = self._compile(parent_type, grouped_field_set)
+        self._compiled_sets[id(grouped_field_set)] = (grouped_field_set, compiled)
+        return compiled
+
+    def _compile(self, parent_type: GraphQLObjectType, grouped_field_set: Any) -> Compiled | None:
+        plan = self._plan(parent_type, grouped_field_set)
+        if plan is None:
+            return None
+        fields: list[tuple[str, int, Any, Any]] = []
+        for (response_name, field_details_list), step in zip(grouped_field_set.items(), plan, strict=True):
+            node = field_details_list[0].node
+            if node.name.value == "__typename" and not node.directives:
+                fields.append((response_name, _TYPENAME, parent_type.name, None))
+                continue
+            if step is None:
+                return None
+            if step.leaf is not None:
+                fields.append(
+                    (response_name, _PLAIN_LEAF if step.is_plain else _EARLY_LEAF, step.python_name, step.leaf)
+                )
+                continue
+            shape = step.shape
+            assert shape is not None
+            sub_fields, defer_usages, _forbidden = self.collect_subfields(shape.object_type, field_details_list)
+            if defer_usages:
+                return None
+            complete_sub = self._compiled(shape.object_type, sub_fields)
+            if complete_sub is None:
+                return None
+            kind = _PLAIN_OBJECT if step.is_plain else _EARLY_OBJECT
+            fields.append((response_name, kind, step.python_name, _object_completer(shape, complete_sub)))
+        return _fields_completer(tuple(fields))
+
     def execute_fields(
         self,
         parent_type: GraphQLObjectType,
@@ -324,6 +447,11 @@ class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
         grouped_field_set: Any,
         position_context: Any,
     ) -> Any:
+        compiled = self._compiled(parent_type, grouped_field_set)
+        if compiled is not None:
+            completed = compiled(source_value)
+            if completed is not _SLOW:
+                return completed
         plan = self._plan(parent_type, grouped_field_set)
         if plan is None:
             return super().execute_fields(parent_type, source_value, path, grouped_field_set, position_context)

@@ -221,3 +221,85 @@ async def test_field_middleware_turns_every_shortcut_off() -> None:
     assert result.errors is None and result.data is not None
     assert result.data["items"][0]["shouted"] == "ITEM 0"
     assert CALLS.count("shouted") == 2
+
+
+#: Only fields the compiled selections handle (schema/execution.py): read or precomputed leaves,
+#: objects and short lists of them, __typename; the whole item is completed at once.
+COMPILABLE = """
+{ items { __typename id name count ratio flag colour tags colours maybe payload when must shouted
+          again: name children { __typename id name } child { id name } maybeChild { id name }
+          kids { id name } maybeKids { id name } kidNames: kids { name } best { id name } } }
+"""
+
+
+def precomputed_items(items: list[Item]) -> list[Item]:
+    for item in items:
+        precompute(item, "shouted", item.name.upper())
+        precompute(item, "children", [Child(id=strawberry.ID(f"{item.id}-c{n}"), name=f"child {n}") for n in range(2)])
+        precompute(item, "best", Child(id=strawberry.ID(f"{item.id}-best"), name="best"))
+    return items
+
+
+class CountingContext(FastExecutionContext):
+    """Counts the fields that went through graphql-core's per-field execution."""
+
+    executed: list[str] = []
+
+    def execute_field(self, parent_type: Any, *args: Any, **kwargs: Any) -> Any:
+        CountingContext.executed.append(parent_type.name)
+        return super().execute_field(parent_type, *args, **kwargs)
+
+
+COUNTING = strawberry.Schema(query=Query, execution_context_class=CountingContext)
+
+
+async def test_a_compiled_selection_answers_as_the_ordinary_path() -> None:
+    ITEMS[:] = precomputed_items([make_item(number) for number in range(6)])
+    CountingContext.executed.clear()
+    CALLS.clear()
+    fast = await COUNTING.execute(COMPILABLE)
+    plain = await PLAIN.execute(COMPILABLE)
+    assert fast.errors is None
+    assert as_comparable(fast) == as_comparable(plain)
+    assert CountingContext.executed == ["Query"]  # every item, and what it holds, compiled
+    assert sorted(CALLS) == sorted(["shouted", "children", "best"] * 6)  # the ordinary path's resolvers only
+    assert fast.data is not None and fast.data["items"][0]["__typename"] == "Item"
+    assert fast.data["items"][0]["children"][1] == {"__typename": "Child", "id": "it_0-c1", "name": "child 1"}
+
+
+async def test_values_a_compiled_selection_cannot_complete_take_the_ordinary_path() -> None:
+    bad = [
+        make_item(1, must=None),
+        make_item(2, count=2**40),
+        make_item(3, tags=["ok", None]),
+        make_item(4, colour="not a colour"),
+        make_item(7, child=None),
+        make_item(8, kids=[Child(id=strawberry.ID("k"), name="k"), None]),
+        make_item(9, kids=["not a child"]),
+        make_item(10, child=Child(id=strawberry.ID("c"), name=None)),  # type: ignore[arg-type]
+        make_item(11, maybe_child=Child(id=strawberry.ID("c"), name=None)),  # type: ignore[arg-type]
+        make_item(12, maybe_kids=[Child(id=strawberry.ID("c"), name=None), None]),  # type: ignore[arg-type]
+        make_item(13, maybe_child="not a child"),
+        make_item(14, kids=[Child(id=strawberry.ID(f"k{n}"), name=f"kid {n}") for n in range(40)]),  # a long list
+    ]
+    for item in bad:
+        precomputed_items([item])
+        for query in (COMPILABLE, EVERYTHING):
+            ITEMS[:] = [item, *precomputed_items([make_item(6)])]
+            fast, plain = await FAST.execute(query), await PLAIN.execute(query)
+            assert as_comparable(fast) == as_comparable(plain), (item.id, query)
+    ITEMS[:] = precomputed_items([make_item(11, maybe_child=Child(id=strawberry.ID("c"), name=None))])  # type: ignore[arg-type]
+    fast = await FAST.execute(COMPILABLE)
+    assert fast.data is not None and fast.data["items"][0]["maybeChild"] is None
+    assert [error.path for error in fast.errors or []] == [["items", 0, "maybeChild", "name"]]
+
+
+async def test_a_missing_precomputed_value_calls_the_resolver() -> None:
+    items = precomputed_items([make_item(number) for number in range(3)])
+    del vars(items[1])["best"]
+    ITEMS[:] = items
+    CALLS.clear()
+    fast = await FAST.execute(COMPILABLE)
+    assert fast.errors is None and fast.data is not None
+    assert CALLS == ["best"]
+    assert fast.data["items"][1]["best"] == {"id": "it_1-best", "name": "best"}
