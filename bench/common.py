@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -16,6 +17,29 @@ from typing import Any
 import asyncpg
 import httpx
 from sqlalchemy.engine import make_url
+
+# The split of the matching and retrieval sets written after the tuning: measured, never tuned on.
+FRESH = "fresh"
+
+
+def add_split_argument(parser: argparse.ArgumentParser, tuning_options: Sequence[str]) -> None:
+    """``--split held-out|fresh`` for an evaluation whose ``tuning_options`` tune or study a set."""
+    parser.add_argument(
+        "--split",
+        choices=("held-out", FRESH),
+        default="held-out",
+        help=f"the set measured: held-out half, or fresh split (never tuned on; not with {', '.join(tuning_options)})",
+    )
+
+
+def refuse_tuning_on_fresh(
+    parser: argparse.ArgumentParser, arguments: argparse.Namespace, tuning_options: Sequence[str]
+) -> None:
+    """Exit (status 2) when the fresh split is asked for together with an option that tunes or studies."""
+    chosen = [option for option in tuning_options if getattr(arguments, option.lstrip("-").replace("-", "_"))]
+    if arguments.split == FRESH and chosen:
+        parser.error(f"--split fresh is never tuned on or studied: no {', '.join(chosen)} with it")
+
 
 DEFAULT_POSTGRES_URL = os.environ.get("QUIVER_BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
 

@@ -72,11 +72,11 @@ from app.knowledge.tokens import is_mostly_unspaced
 from app.migrate import upgrade_async
 from app.principal import SYSTEM_PRINCIPAL
 from app.spaces import service as spaces_service
+from bench.common import FRESH, add_split_argument, refuse_tuning_on_fresh
 
 DATA = Path(__file__).resolve().parent / "data" / "knowledge"
-# The split of queries written after the tuning: measured, never tuned on (see the docstring).
-FRESH = "fresh"
-SPLITS = ("held-out", FRESH)
+# The options that tune or study a set: refused with --split fresh (see the docstring).
+TUNING_OPTIONS = ("--tune",)
 PASSAGES_PER_QUERY = 50
 RECALL_AT = 5
 MRR_AT = 10
@@ -493,15 +493,9 @@ def main() -> None:
     parser.add_argument(
         "--tune", action="store_true", help="choose the fusion's k and vector weight on the tuning half"
     )
-    parser.add_argument(
-        "--split",
-        choices=SPLITS,
-        default="held-out",
-        help="the queries measured: the held-out half, or the fresh split (never tuned on; refused with --tune)",
-    )
+    add_split_argument(parser, TUNING_OPTIONS)
     arguments = parser.parse_args()
-    if arguments.split == FRESH and arguments.tune:
-        parser.error("--split fresh is never tuned on: no --tune with it")
+    refuse_tuning_on_fresh(parser, arguments, TUNING_OPTIONS)
     asyncio.run(run(arguments))
 
 

@@ -67,13 +67,13 @@ from app.skills.matching import (
     applies,
     gate,
 )
+from bench.common import FRESH, add_split_argument, refuse_tuning_on_fresh
 
 ROOT = Path(__file__).resolve().parent.parent
 
 DATA = ROOT / "bench" / "data" / "skills"
-# The split of requests written after the tuning: measured, never tuned on (see the docstring).
-FRESH = "fresh"
-SPLITS = ("held-out", FRESH)
+# The options that tune or study a set: refused with --split fresh (see the docstring).
+TUNING_OPTIONS = ("--calibrate", "--misses", "--show-tuning")
 LANGS = ("en", "zh", "mixed")
 KINDS = ("direct", "paraphrase", "near-miss", "no-skill")
 
@@ -463,15 +463,9 @@ async def main() -> None:
         help="QUIVER_SKILL_REQUEST_CHARS for the local model (0: the first QUIVER_EMBEDDINGS_QUERY_CHARS, as before)",
     )
     parser.add_argument("--seed", type=int, default=20261201)
-    parser.add_argument(
-        "--split",
-        choices=SPLITS,
-        default="held-out",
-        help="the requests measured: the held-out half, or the fresh split (never tuned on; measurement only)",
-    )
+    add_split_argument(parser, TUNING_OPTIONS)
     arguments = parser.parse_args()
-    if arguments.split == FRESH and (arguments.calibrate or arguments.misses or arguments.show_tuning):
-        parser.error("--split fresh is never tuned on or studied: no --calibrate, --misses or --show-tuning with it")
+    refuse_tuning_on_fresh(parser, arguments, TUNING_OPTIONS)
 
     if arguments.request_chars is not None:
         matching.REQUEST_CHARS = arguments.request_chars
