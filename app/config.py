@@ -53,7 +53,8 @@ class Settings(BaseSettings):
     graphql_max_cost: int = 7_500
     # A query (not a mutation: tools and models bound those) still running after this is answered QUERY_TIMEOUT.
     graphql_timeout_s: float = 15.0
-    # invokeTool's known documents over POST /graphql answered from a compiled plan (schema/gateway/hot_path.py).
+    # invokeTool's and invokeAgent's known documents over POST /graphql answered from a compiled plan
+    # (schema/gateway/hot_path.py).
     graphql_hot_path: bool = True
     # Request bodies and WebSocket messages to /graphql, and how deeply their JSON may nest.
     max_request_bytes: int = 2 * 1024 * 1024

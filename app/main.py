@@ -688,11 +688,16 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
     )
     # The hot path: the same two checks in the same order, without FastAPI in between.
     graphql_view: ASGIApp = GraphQLPost(schema, get_context)
-    hot_path = getattr(schema, "invoke_tool_hot_path", None)
-    app.state.invoke_tool_hot_path = hot_path
+    hot_path = getattr(schema, "hot_path", None)
+    app.state.hot_path = hot_path
     if hot_path is not None:
-        # invokeTool's known documents, answered without the generic machinery (schema/gateway/hot_path.py).
-        graphql_view = HotPathApp(graphql_view, hot_path, services.gateway, PRINCIPAL_SCOPE_KEY)
+        # invokeTool's and invokeAgent's known documents, answered without the generic machinery
+        # (schema/gateway/hot_path.py), with the same context.
+
+        async def hot_path_context(scope: Scope) -> Context:
+            return await get_context(HTTPConnection(scope))
+
+        graphql_view = HotPathApp(graphql_view, hot_path, hot_path_context, PRINCIPAL_SCOPE_KEY)
     app.graphql_post = AuthMiddleware(
         RequestLimits(
             graphql_view,

@@ -25,7 +25,7 @@ from schema.agents.schema import AgentsMutation, AgentsQuery
 from schema.catalog import CatalogMutation, CatalogQuery
 from schema.errors import ClientError, MaskUnexpectedErrors
 from schema.fairness import CostlyOperationGate, TimeSlicedExecutor
-from schema.gateway.hot_path import InvokeToolHotPath
+from schema.gateway.hot_path import HotPath
 from schema.gateway.schema import GatewayMutation, GatewayQuery, GatewaySubscription
 from schema.knowledge.schema import (
     KnowledgeDocumentMutation,
@@ -99,7 +99,7 @@ SUBSCRIPTION_OVER_HTTP = (
 class QuiverSchema(strawberry.Schema):
     timeout_s: float | None = None
     listing_cache: ListingCache | None = None
-    invoke_tool_hot_path: InvokeToolHotPath | None = None
+    hot_path: HotPath | None = None
 
     async def _execute_once(
         self,
@@ -237,8 +237,9 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     )
     schema.timeout_s = settings.graphql_timeout_s
     if settings.graphql_hot_path:
-        # invokeTool's known documents answered without the generic machinery (schema/gateway/hot_path.py).
-        schema.invoke_tool_hot_path = InvokeToolHotPath(
+        # invokeTool's and invokeAgent's known documents answered without the generic machinery
+        # (schema/gateway/hot_path.py).
+        schema.hot_path = HotPath(
             schema,
             validation_rules=tuple(limit_rules),
             max_tokens=settings.graphql_max_tokens,

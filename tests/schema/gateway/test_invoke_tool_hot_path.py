@@ -16,8 +16,10 @@ from app.gateway.models import ToolCall
 from app.gateway.service import ToolGateway
 from app.principal import Role
 from app.spaces.models import SYSTEM_SPACE_ID
-from schema.gateway.hot_path import HotPathApp, InvokeToolHotPath
+from schema.gateway.hot_path import HotPath
 from tests.conftest import Keys
+from tests.support.hot_path import BothPaths, normalised
+from tests.support.hot_path import same_answer as same_answer_but
 
 CALCULATOR = "bt_calculator"
 SHORT = "mutation($input: InvokeToolInput!) { invokeTool(input: $input) { status data error { code } traceId } }"
@@ -31,55 +33,26 @@ mutation Call($input: InvokeToolInput!) {
 """
 
 
-def hot_path_of(app: Any) -> InvokeToolHotPath:
-    hot_path = app.state.invoke_tool_hot_path
-    assert isinstance(hot_path, InvokeToolHotPath)
+def hot_path_of(app: Any) -> HotPath:
+    hot_path = app.state.hot_path
+    assert isinstance(hot_path, HotPath)
     return hot_path
 
 
-class Both:
-    """Posts one request twice: answered by the plan, then with plans refused (the generic path)."""
-
-    def __init__(self, http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.http = http
-        self.monkeypatch = monkeypatch
-
-    async def post(self, body: Any, key: str) -> tuple[httpx.Response, httpx.Response]:
-        content = json.dumps(body).encode()
-        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-        hot = await self.http.post("/graphql", content=content, headers=headers)
-        with self.monkeypatch.context() as patch:
-            patch.setattr(HotPathApp, "_planned", lambda *_: None)
-            generic = await self.http.post("/graphql", content=content, headers=headers)
-        return hot, generic
+VARYING = ("traceId", "latencyMs", "id")
 
 
 @pytest.fixture
-def both(http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch) -> Both:
-    return Both(http, monkeypatch)
+def both(http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch) -> BothPaths:
+    return BothPaths(http, monkeypatch)
 
 
 def same_answer(hot: httpx.Response, generic: httpx.Response) -> dict[str, Any]:
-    """The two answers, equal but for what differs per call (trace ids, latency, call ids)."""
-    assert hot.status_code == generic.status_code
-    assert hot.headers["content-type"] == generic.headers["content-type"]
-    assert hot.headers["content-length"] == str(len(hot.content))
-    answers = [_normalised(response.json()) for response in (hot, generic)]
-    assert answers[0] == answers[1]
-    assert list(answers[0]) == list(answers[1])  # same key order, as serialized
-    result: dict[str, Any] = hot.json()
-    return result
+    return same_answer_but(hot, generic, VARYING)
 
 
 def _normalised(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {
-            key: ("<varies>" if key in ("traceId", "latencyMs", "id") else _normalised(item))
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        return [_normalised(item) for item in value]
-    return value
+    return normalised(value, VARYING)
 
 
 def call(query: str, arguments: Any, space_id: str = SYSTEM_SPACE_ID, tool_id: str = CALCULATOR, **more: Any) -> Any:
@@ -98,7 +71,7 @@ async def logged(session_factory: Any, trace_id: str) -> int:
 class TestSameAnswers:
     @pytest.mark.parametrize("query", [SHORT, FULL], ids=["short", "full-with-aliases"])
     async def test_success(
-        self, both: Both, admin_key: str, app_and_services: Any, session_factory: Any, query: str
+        self, both: BothPaths, admin_key: str, app_and_services: Any, session_factory: Any, query: str
     ) -> None:
         hot, generic = await both.post(call(query, {"expression": "6 * 7"}), admin_key)
 
@@ -111,24 +84,26 @@ class TestSameAnswers:
             trace_id = next(iter(response.json()["data"].values()))["traceId"]
             assert await logged(session_factory, trace_id) == 1
 
-    async def test_a_failed_call_is_the_same_envelope(self, both: Both, admin_key: str) -> None:
+    async def test_a_failed_call_is_the_same_envelope(self, both: BothPaths, admin_key: str) -> None:
         hot, generic = await both.post(call(FULL, {"expression": "1 +"}), admin_key)
 
         envelope = same_answer(hot, generic)["data"]["result"]
         assert envelope["kind"] == "FAILED" and envelope["error"]["code"]
 
-    async def test_arguments_outside_the_schema_are_the_same_param_invalid(self, both: Both, admin_key: str) -> None:
+    async def test_arguments_outside_the_schema_are_the_same_param_invalid(
+        self, both: BothPaths, admin_key: str
+    ) -> None:
         hot, generic = await both.post(call(FULL, {"nope": 1}), admin_key)
 
         assert same_answer(hot, generic)["data"]["result"]["error"]["code"] == "PARAM_INVALID"
 
-    async def test_an_unknown_tool_is_the_same_refusal(self, both: Both, admin_key: str) -> None:
+    async def test_an_unknown_tool_is_the_same_refusal(self, both: BothPaths, admin_key: str) -> None:
         hot, generic = await both.post(call(FULL, {}, tool_id="ct_nothing_here"), admin_key)
 
         assert same_answer(hot, generic)["data"]["result"]["error"]["code"] == "TOOL_NOT_AVAILABLE"
 
     @pytest.mark.parametrize("role", [Role.VIEWER, Role.MEMBER], ids=["viewer", "member-of-another-space"])
-    async def test_roles_and_spaces_are_checked_the_same(self, both: Both, keys: Keys, role: Role) -> None:
+    async def test_roles_and_spaces_are_checked_the_same(self, both: BothPaths, keys: Keys, role: Role) -> None:
         alpha = await keys.space("alpha")
         beta = await keys.space("beta")
         key = await keys.for_space(alpha.id if role is Role.VIEWER else beta.id, role)
@@ -158,7 +133,7 @@ class TestSameAnswers:
     )
     async def test_a_resolver_exception_is_logged_and_masked_the_same(
         self,
-        both: Both,
+        both: BothPaths,
         admin_key: str,
         monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture,
@@ -208,7 +183,7 @@ class TestWhatThePlanDoesNotTake:
         ids=["resolver-field", "fragment", "directive", "two-roots", "nullable-variable", "invalid", "query", "merged"],
     )
     async def test_no_plan_and_the_generic_answer(
-        self, both: Both, admin_key: str, app_and_services: Any, query: str
+        self, both: BothPaths, admin_key: str, app_and_services: Any, query: str
     ) -> None:
         assert hot_path_of(app_and_services).plan(query, None) is None
         hot, generic = await both.post(call(query, {"expression": "1"}), admin_key)
@@ -230,7 +205,7 @@ class TestWhatThePlanDoesNotTake:
         ids=["int-id", "no-arguments", "null-arguments", "unknown-key", "int-key", "null-input", "no-input", "none"],
     )
     async def test_variables_graphql_would_coerce_or_refuse_take_the_generic_path(
-        self, both: Both, admin_key: str, app_and_services: Any, variables: Any
+        self, both: BothPaths, admin_key: str, app_and_services: Any, variables: Any
     ) -> None:
         hot_path = hot_path_of(app_and_services)
         plan = hot_path.plan(SHORT, None)
@@ -240,7 +215,9 @@ class TestWhatThePlanDoesNotTake:
         assert hot.status_code == generic.status_code
         assert _normalised(hot.json()) == _normalised(generic.json())
 
-    async def test_an_operation_name_that_does_not_match_is_the_generic_error(self, both: Both, admin_key: str) -> None:
+    async def test_an_operation_name_that_does_not_match_is_the_generic_error(
+        self, both: BothPaths, admin_key: str
+    ) -> None:
         body = {**call(FULL, {"expression": "1"}), "operationName": "Other"}
         hot, generic = await both.post(body, admin_key)
         assert hot.json() == generic.json()
@@ -248,14 +225,14 @@ class TestWhatThePlanDoesNotTake:
 
     async def test_over_the_cost_limit_no_plan(self, app_and_services: Any) -> None:
         schema = hot_path_of(app_and_services).schema
-        stingy = InvokeToolHotPath(schema, validation_rules=(), max_tokens=15_000, max_cost=1)
-        generous = InvokeToolHotPath(schema, validation_rules=(), max_tokens=15_000, max_cost=1_000)
+        stingy = HotPath(schema, validation_rules=(), max_tokens=15_000, max_cost=1)
+        generous = HotPath(schema, validation_rules=(), max_tokens=15_000, max_cost=1_000)
         assert stingy.plan(SHORT, None) is None
         assert generous.plan(SHORT, None) is not None
 
     async def test_over_the_token_limit_no_plan(self, app_and_services: Any) -> None:
         schema = hot_path_of(app_and_services).schema
-        assert InvokeToolHotPath(schema, validation_rules=(), max_tokens=10, max_cost=1_000).plan(SHORT, None) is None
+        assert HotPath(schema, validation_rules=(), max_tokens=10, max_cost=1_000).plan(SHORT, None) is None
 
     async def test_not_plain_json_takes_the_generic_path(self, http: httpx.AsyncClient, admin_key: str) -> None:
         headers = {"Authorization": f"Bearer {admin_key}", "Content-Type": "application/json"}
