@@ -71,6 +71,12 @@ class Settings(BaseSettings):
     tenant_concurrency: int = 1
     tenant_queue_max: int = 256
     tenant_queue_timeout_s: float = 10.0
+    # At most this many subscriptions of a tenant run at once in a process over WebSockets (one
+    # joining an alike subscription's shared stream does not count; a query sent over the socket
+    # does while it runs); past it a new one is answered with an error (TOO_MANY_SUBSCRIPTIONS),
+    # the socket stays open. Each is a bus subscriber that every event on its topic wakes
+    # (schema/fairness.py OperationCap). 0: no cap.
+    max_subscriptions_per_tenant: int = 100
     # Longest text input (characters) by kind: names, labels, ids, tags …; descriptions;
     # search queries; prompts and agent messages; document and SKILL.md texts; anything else.
     max_name_chars: int = 200

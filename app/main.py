@@ -80,7 +80,13 @@ from app.scheduling import LOOP_SHARE, TENANT
 from app.spaces import repository as spaces_repository
 from app.spaces import service as spaces_service
 from schema.context import Context
-from schema.fairness import LINE_RELEASE_SCOPE_KEY, CostlyOperationGate, TenantAdmission, TenantBusyError
+from schema.fairness import (
+    LINE_RELEASE_SCOPE_KEY,
+    CostlyOperationGate,
+    OperationCap,
+    TenantAdmission,
+    TenantBusyError,
+)
 from schema.gateway.hot_path import HotPathApp
 from schema.listing_cache import EncodedData
 from schema.schema import build_schema, export_sdl
@@ -262,7 +268,7 @@ class AuthMiddleware:
             return
         scope[PRINCIPAL_SCOPE_KEY] = principal
         # Whose request this is, for the loop's fair share (app/scheduling.py).
-        tenant = principal.space_id or f"key:{principal.key_id}"
+        tenant = principal.tenant
         TENANT.set(tenant)
         if self.admission is None:
             await self._admitted(tenant, scope, receive, send)
@@ -396,6 +402,8 @@ class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
     # Alike subscriptions run once and share their encoded frames (schema/shared_streams.py).
     graphql_transport_ws_handler_class = SharingTransportWSHandler
     shared_streams: SharedStreams
+    # A tenant's WebSocket operations running on their own (not in a shared stream), bounded.
+    operation_cap: OperationCap | None = None
 
     def encode_json(self, data: object) -> str:
         if isinstance(data, Frame):
@@ -654,12 +662,15 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
     )
     router.keys = keys
     router.shared_streams = SharedStreams()
+    if settings.max_subscriptions_per_tenant > 0:
+        router.operation_cap = OperationCap(settings.max_subscriptions_per_tenant)
     console_files = ConsoleFiles()
     router.console_files = console_files
 
     app = QuiverApp(title="Quiver", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.services = services
     app.state.shared_streams = router.shared_streams
+    app.state.operation_cap = router.operation_cap
     app.state.listing_cache = getattr(router.schema, "listing_cache", None)
     app.include_router(router)
     app.mount("/mcp", mcp_endpoint)

@@ -26,6 +26,11 @@ class Principal:
     space_id: str | None
 
     @property
+    def tenant(self) -> str:
+        """Whose share of the process this caller uses: its space; an ADMIN key is a tenant of its own."""
+        return self.space_id or f"key:{self.key_id}"
+
+    @property
     def is_admin(self) -> bool:
         return self.role is Role.ADMIN
 

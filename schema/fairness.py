@@ -21,6 +21,9 @@ freeze at start-up, ``app.main.freeze_startup_objects``):
   behind, so a tenant with many requests in flight would otherwise set everyone's latency.
   Alone, a tenant is never held: a single tenant's many concurrent calls (and what they
   share, such as the call log's group commits) keep their concurrency.
+- **Open subscriptions.** :class:`OperationCap` bounds how many subscriptions (streams it
+  started, operations of its own) a tenant has running at once over WebSockets; past it, a
+  new one is answered with an error (``TOO_MANY_SUBSCRIPTIONS``) and the socket stays open.
 """
 
 from __future__ import annotations
@@ -349,3 +352,39 @@ class TenantAdmission:
                 anyone_waiting = anyone_waiting or bool(state.waiting)
         if anyone_waiting:
             self._recheck = asyncio.get_running_loop().call_later(self.recheck_s, self._look_again)
+
+
+class OperationCap:
+    """At most ``per_tenant`` subscriptions of a tenant running at once over WebSockets: shared
+    streams it started (``schema.shared_streams``; joining an existing one is free) and
+    operations running on their own (another subscription, a query or mutation over the socket).
+
+    Each is a subscriber on the event bus: every event published on its topic — for
+    ``toolCalls``, any tenant's tool call — is queued to it, wakes its task and is filtered
+    there, on the loop every tenant's requests share. Without a bound, a tenant opening
+    thousands of them (over as many sockets as it likes, each with other variables so that none
+    shares a stream) would add that much work to every other tenant's every call."""
+
+    def __init__(self, per_tenant: int) -> None:
+        if per_tenant < 1:
+            raise ValueError("per_tenant must be at least 1")
+        self.per_tenant = per_tenant
+        self._open: dict[str, int] = {}
+
+    def take(self, tenant: str) -> bool:
+        """Count one more of ``tenant``'s operations; False (nothing counted) when it is at the cap."""
+        count = self._open.get(tenant, 0)
+        if count >= self.per_tenant:
+            return False
+        self._open[tenant] = count + 1
+        return True
+
+    def give_back(self, tenant: str) -> None:
+        count = self._open.get(tenant, 0) - 1
+        if count > 0:
+            self._open[tenant] = count
+        else:
+            self._open.pop(tenant, None)
+
+    def open(self, tenant: str) -> int:
+        return self._open.get(tenant, 0)

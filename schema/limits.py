@@ -276,7 +276,7 @@ def _tenant(context: Any) -> str:
     principal = getattr(context, "viewer", None)
     if principal is None:
         return "anonymous"
-    return str(principal.space_id or f"key:{principal.key_id}")
+    return str(principal.tenant)
 
 
 # ------------------------------------------------------------------ text inputs

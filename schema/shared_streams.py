@@ -34,16 +34,26 @@ from collections.abc import AsyncGenerator, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphql import FieldNode, GraphQLError, OperationDefinitionNode, OperationType, get_operation_ast, parse
+from graphql import (
+    FieldNode,
+    GraphQLError,
+    GraphQLFormattedError,
+    OperationDefinitionNode,
+    OperationType,
+    get_operation_ast,
+    parse,
+)
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
     Operation,
 )
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import ErrorMessage
 from strawberry.types.execution import ExecutionResult, PreExecutionError
 from strawberry.utils.aio import aclosing
 
 from app import jsoncodec
 from schema.context import Context
+from schema.fairness import OperationCap
 
 logger = logging.getLogger("quiver.subscriptions")
 
@@ -53,6 +63,8 @@ SHARED_FIELDS = frozenset({"toolCalls"})
 MEMBER_BACKLOG = 1000
 #: Tokens a document may have to be considered for sharing (the schema's own limit applies later).
 MAX_KEY_TOKENS = 2000
+
+TOO_MANY_SUBSCRIPTIONS = "TOO_MANY_SUBSCRIPTIONS"
 
 OVERFLOW_MESSAGE = "Subscriber too slow: events were dropped. Reconcile with the toolCalls query and subscribe again."
 
@@ -206,6 +218,15 @@ class SharedStream:
         self._source = source
         self.task: asyncio.Task[None] | None = None
         self.results = 0
+        #: The cap and tenant this stream counts against (the tenant whose subscription started it).
+        self.charged: tuple[OperationCap, str] | None = None
+
+    def uncharge(self) -> None:
+        """The stream is over: it no longer counts against its tenant (once)."""
+        if self.charged is not None:
+            cap, tenant = self.charged
+            self.charged = None
+            cap.give_back(tenant)
 
     def start(self) -> None:
         self.task = asyncio.get_running_loop().create_task(self._pump(), name="shared-subscription")
@@ -273,11 +294,21 @@ class SharedStreams:
         self._streams: dict[StreamKey, SharedStream] = {}
 
     def join(
-        self, key: StreamKey, operation: Operation[Context, None], source: Callable[[], Any], send: Send
-    ) -> Member:
+        self,
+        key: StreamKey,
+        operation: Operation[Context, None],
+        source: Callable[[], Any],
+        send: Send,
+        charge: tuple[OperationCap, str] | None = None,
+    ) -> Member | None:
+        """A member of the stream for ``key``, started now if there is none. A new stream counts
+        against ``charge`` (a cap and a tenant) while it runs: None, nothing joined, at the cap."""
         stream = self._streams.get(key)
         if stream is None:
+            if charge is not None and not charge[0].take(charge[1]):
+                return None
             stream = SharedStream(self, key, source)
+            stream.charged = charge
             self._streams[key] = stream
             stream.start()
         member = Member(stream, operation, f'{{"id":{jsoncodec.dumps(operation.id)},"type":"next","payload":', send)
@@ -291,12 +322,14 @@ class SharedStreams:
             member.sending.cancel()
         if not stream.members and self._streams.get(stream.key) is stream:
             del self._streams[stream.key]
+            stream.uncharge()
             if stream.task is not None:
                 stream.task.cancel()
 
     def _ended(self, stream: SharedStream) -> None:
         if self._streams.get(stream.key) is stream:
             del self._streams[stream.key]
+        stream.uncharge()
 
     def stream_count(self) -> int:
         return len(self._streams)
@@ -312,7 +345,7 @@ class SharingTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
         hub: SharedStreams | None = getattr(self.view, "shared_streams", None)
         key = shared_key(operation.query, operation.operation_name, operation.variables, self.context)
         if hub is None or key is None:
-            await super().run_operation(operation)
+            await self._run_on_its_own(operation)
             return
         # The stream's own context: the first member's (same viewer and settings), loaders its own.
         context = copy.copy(self.context)
@@ -327,7 +360,14 @@ class SharingTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 operation_name=operation.operation_name,
             )
 
-        member = hub.join(key, operation, source, self.websocket.send_json)
+        cap = self._cap()
+        member = hub.join(
+            key, operation, source, self.websocket.send_json, None if cap is None else (cap, self._tenant())
+        )
+        if member is None:
+            assert cap is not None
+            await self._refuse(operation, cap)
+            return
         try:
             await member.forward()
             await operation.send_operation_message({"id": operation.id, "type": "complete"})
@@ -336,3 +376,45 @@ class SharingTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
             self.operations.pop(operation.id, None)
         finally:
             hub.leave(member)
+
+    async def _run_on_its_own(self, operation: Operation[Context, None]) -> None:
+        """Strawberry's own run, counted against the tenant's cap (``OperationCap``) while it runs."""
+        cap = self._cap()
+        if cap is None:
+            await super().run_operation(operation)
+            return
+        tenant = self._tenant()
+        if not cap.take(tenant):
+            await self._refuse(operation, cap)
+            return
+        try:
+            await super().run_operation(operation)
+        finally:
+            cap.give_back(tenant)
+
+    def _cap(self) -> OperationCap | None:
+        cap: OperationCap | None = getattr(self.view, "operation_cap", None)
+        return cap
+
+    def _tenant(self) -> str:
+        viewer = self.context.viewer
+        return viewer.tenant if viewer is not None else "anonymous"
+
+    async def _refuse(self, operation: Operation[Context, None], cap: OperationCap) -> None:
+        logger.info("subscription refused: the tenant is at its cap", extra={"limit": cap.per_tenant})
+        refusal: ErrorMessage = {
+            "id": operation.id,
+            "type": "error",
+            "payload": [too_many_subscriptions(cap.per_tenant)],
+        }
+        await operation.send_operation_message(refusal)
+
+
+def too_many_subscriptions(limit: int) -> GraphQLFormattedError:
+    """The GraphQL error refusing an operation past the tenant's cap."""
+    return GraphQLError(
+        f"This tenant already has {limit} subscriptions running (QUIVER_MAX_SUBSCRIPTIONS_PER_TENANT; "
+        "one joining an alike subscription's stream, same document and variables, does not count): "
+        "complete one and subscribe again.",
+        extensions={"code": TOO_MANY_SUBSCRIPTIONS, "limit": limit},
+    ).formatted
