@@ -157,6 +157,55 @@ def request_embedding_text(text: str, limit: int) -> str:
     return f"{text[:head]} {text[-tail:]}" if tail else text[:head]
 
 
+#: A request the local model would see cut (longer than :data:`REQUEST_CHARS`) is read as its
+#: first and last sentences (:func:`ask_segments`), each scored as a short request of its own: the
+#: ask of a long message is mostly its opening or its closing sentence, and every further sentence
+#: scored that way is one more chance for everyday context to look like an ask (all of a padded
+#: 1,000-character request's sentences: tuning false matches 4 of 115 at the thresholds where the
+#: two ends have 1, recall 0.80 against 0.85). Chosen on the tuning half (bench/README.md).
+#: A sentence shorter than this (in :func:`embedding_cost` units) joins its neighbour: fragments
+#: such as "Tell me" or "what am I doing wrong?" scored alone looked like asks to the gate.
+SEGMENT_MIN_COST = 40
+#: The most the two sentences may cost the model together (:func:`embedding_cost`): about 1,000
+#: characters of English or 330 of Chinese (USE reads a Chinese character as a token; 1,000 Chinese
+#: characters took 65-85 ms, 300 about 20 ms). A longer sentence is embedded from its two ends.
+SEGMENT_BUDGET = 1_000
+_SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f\n])\s*")
+
+
+def embedding_cost(text: str) -> int:
+    """What embedding ``text`` costs the local model, roughly: a character of an unspaced script
+    (Chinese) counts 3, any other 1."""
+    unspaced = sum(len(run) for run in UNSPACED_RUN.findall(text))
+    return len(text) + 2 * unspaced
+
+
+def ask_segments(text: str) -> list[str]:
+    """The first and the last sentence of ``text`` (after . ! ? and their Chinese forms, and line
+    ends), fragments under :data:`SEGMENT_MIN_COST` joined to their neighbour; one segment when
+    the text has a single sentence. Linear in the text."""
+    parts = [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
+    if not parts:
+        return []
+    first, start = parts[0], 1
+    while embedding_cost(first) < SEGMENT_MIN_COST and start < len(parts):
+        first, start = f"{first} {parts[start]}", start + 1
+    if start >= len(parts):
+        return [first]
+    last, end = parts[-1], len(parts) - 1
+    while embedding_cost(last) < SEGMENT_MIN_COST and end > start:
+        last, end = f"{parts[end - 1]} {last}", end - 1
+    return [first, last]
+
+
+def _within(text: str, budget: int) -> str:
+    """``text`` cut to its two ends (:func:`request_embedding_text`) when it costs more than ``budget``."""
+    cost = embedding_cost(text)
+    if cost <= budget:
+        return text
+    return request_embedding_text(text, max(1, len(text) * budget // cost - 1))  # the ends joined by a space
+
+
 def semantic_form(text: str) -> str:
     """What is embedded for ``text``: itself without :data:`SEMANTIC_FILLER` (itself when that is all)."""
     stripped = SEMANTIC_FILLER.sub("", text).strip()
@@ -357,8 +406,8 @@ SEMANTIC_CALIBRATIONS: dict[str, Calibration] = {
         gate=(-1.101, 36.714, 2.589, 3.001, -4.906),
         threshold=0.776,
         threshold_unspaced=0.465,
-        threshold_cut=0.776,
-        threshold_cut_unspaced=0.555,
+        threshold_cut=0.978,
+        threshold_cut_unspaced=0.539,
     ),
 }
 GENERIC_SEMANTIC = SEMANTIC_CALIBRATIONS["local:use-multilingual-v3"]
@@ -863,6 +912,11 @@ class Candidate:
     nearest_text: str | None = None
     features: tuple[float, ...] = ()
     probability: float = 0.0
+    #: The segment of a long request the evidence comes from (None: the whole request).
+    segment: str | None = None
+    #: For a long request read by segments: the probability that anything applies to its most
+    #: likely segment (what the gate reads instead of the pooled candidates' features).
+    request_applies: float | None = None
 
 
 class Reranker(Protocol):
@@ -942,41 +996,91 @@ class SkillMatcher:
             return request_embedding_text(text, self.request_chars)
         return query_text(provider, text)
 
-    async def _similarities(self, catalogue: _Catalogue, query: str) -> _Semantic | None:
-        """The request against every skill text and the everyday topics; None without embeddings."""
+    async def _similarities(self, catalogue: _Catalogue, queries: Sequence[str]) -> list[_Semantic] | None:
+        """Each request (or segment of one) against every skill text and the everyday topics, all
+        embedded in one call; None without embeddings."""
         if self.embeddings is None:
             return None
         try:
             index = await self._semantic_index(catalogue)
             everyday = await self._everyday()
             # The request's vector is cached too: routing and retries ask about the same message.
-            embedded = self._request_text(semantic_form(query))
-            query_vector = np.asarray((await self.embeddings.vectors([embedded]))[0], dtype=np.float32)
+            embedded = [self._request_text(semantic_form(query)) for query in queries]
+            query_vectors = [np.asarray(vector, dtype=np.float32) for vector in await self.embeddings.vectors(embedded)]
         except Exception:
             logger.warning("skill embeddings unavailable; matching is lexical only", exc_info=True)
             return None
-        if index.matrix.shape[0] == 0 or index.matrix.shape[1] != query_vector.shape[0]:
+        if index.matrix.shape[0] == 0 or any(index.matrix.shape[1] != vector.shape[0] for vector in query_vectors):
             return None
-        best, pair, best_rows = index.per_skill(index.matrix @ query_vector)
-        topics = everyday @ query_vector if everyday.shape[1] == query_vector.shape[0] else np.zeros(2, np.float32)
-        nearest_topics = np.sort(topics)[-2:]
-        return _Semantic(
-            best,
-            pair,
-            best_rows,
-            index.texts,
-            float(nearest_topics[-1]),
-            float(nearest_topics.mean()),
-        )
+        found: list[_Semantic] = []
+        for query_vector in query_vectors:
+            best, pair, best_rows = index.per_skill(index.matrix @ query_vector)
+            topics = everyday @ query_vector if everyday.shape[1] == query_vector.shape[0] else np.zeros(2, np.float32)
+            nearest_topics = np.sort(topics)[-2:]
+            found.append(
+                _Semantic(best, pair, best_rows, index.texts, float(nearest_topics[-1]), float(nearest_topics.mean()))
+            )
+        return found
 
     async def candidates(self, documents: Sequence[SkillDocument], query: str) -> list[Candidate]:
-        """Stage one and the calibrated probability of each candidate, best first."""
+        """Stage one and the calibrated probability of each candidate, best first.
+
+        A request the model would see cut is read segment by segment (:func:`request_segments`):
+        the candidates are those of its segment most likely to hold an ask (the gate's
+        probability; a whole trigger hint counts as certain), each saying which segment."""
         if not documents or not query.strip():
             return []
         catalogue = self._catalogue(documents)
+        if self.is_cut(query):
+            segmented = await self._segmented(catalogue, documents, query)
+            if segmented is not None:
+                return segmented
         terms = request_terms(query)
+        semantic = await self._similarities(catalogue, [query])
         evidence = catalogue.lexical.evidence(terms)
-        semantic = await self._similarities(catalogue, query)
+        return self._scored(catalogue, documents, terms, evidence, semantic[0] if semantic else None)
+
+    async def _segmented(
+        self, catalogue: _Catalogue, documents: Sequence[SkillDocument], query: str
+    ) -> list[Candidate] | None:
+        """The candidates of a long request's first and last sentences, each skill at its better
+        one; None when the model is unavailable."""
+        segments = ask_segments(query)
+        if not segments:
+            return None
+        budget = SEGMENT_BUDGET // len(segments)
+        segments = [_within(semantic_form(segment), budget) for segment in segments]
+        semantic = await self._similarities(catalogue, segments)
+        if semantic is None:
+            return None
+        merged: dict[int, Candidate] = {}
+        anything = 0.0
+        for segment, found in zip(segments, semantic, strict=True):
+            terms = request_terms(segment)
+            scored = self._scored(catalogue, documents, terms, catalogue.lexical.evidence(terms), found)
+            if not scored:
+                continue
+            explicit = scored[0].lexical.hint_coverage == 1.0
+            anything = max(anything, 1.0 if explicit else applies(scored, self.calibration))
+            for candidate in scored:
+                candidate.segment = segment
+                kept = merged.get(candidate.index)
+                if kept is None or candidate.probability > kept.probability:
+                    merged[candidate.index] = candidate
+        pooled = sorted(merged.values(), key=lambda candidate: (-candidate.probability, candidate.document.skill_id))
+        for candidate in pooled:
+            candidate.request_applies = anything
+        return pooled
+
+    def _scored(
+        self,
+        catalogue: _Catalogue,
+        documents: Sequence[SkillDocument],
+        terms: RequestTerms,
+        evidence: dict[int, LexicalEvidence],
+        semantic: _Semantic | None,
+    ) -> list[Candidate]:
+        """Every candidate of one request (or segment) with its features and probability, best first."""
         query_weight = catalogue.lexical.query_weight(terms)
         count = len(documents)
         if semantic is not None:
@@ -1073,6 +1177,8 @@ def applies(candidates: Sequence[Candidate], calibration: Calibration) -> float:
     """The probability that anything applies to the request, read off its best candidates."""
     if not candidates:
         return 0.0
+    if candidates[0].request_applies is not None:
+        return candidates[0].request_applies
     return logistic(calibration.gate, gate_features(candidates))
 
 
@@ -1142,6 +1248,8 @@ def _reason(candidate: Candidate) -> str:
         parts.append(f"nearest in meaning to {_clip(candidate.nearest_text)!r} ({candidate.similarity:.2f})")
     if not parts:
         parts.append("no shared words")
+    if candidate.segment is not None:
+        parts.append(f"in the part {_clip(candidate.segment)!r}")
     reason = "; ".join(parts)
     if found.boundary_words:
         reason += f"; pushed down: the request touches its boundary ({', '.join(found.boundary_words[:4])})"

@@ -26,6 +26,7 @@ from app.skills.matching import (
     SkillDocument,
     SkillMatcher,
     _SemanticIndex,
+    ask_segments,
     cjk_trigrams,
     gate,
     gate_features,
@@ -371,18 +372,38 @@ class TestSemantic:
         assert query_text(provider, "short") == "short"
         assert query_text(HashingEmbeddings(), request) == request
 
-    async def test_a_long_request_is_embedded_from_both_ends_under_the_local_cap(self) -> None:
+    async def test_a_long_request_is_embedded_as_its_first_and_last_sentences_under_the_local_cap(self) -> None:
         provider = HashingEmbeddings(query_chars=1_000)  # a provider with a query cap: the local model
-        matcher = SkillMatcher(embeddings=EmbeddingCache(provider), request_chars=40)
+        matcher = SkillMatcher(embeddings=EmbeddingCache(provider), request_chars=100)
         request = "Write meeting notes for Ana. " + "Some context about the Berlin office move. " * 40 + "Due Friday."
-        await matcher.match(catalogue(), request, top_k=3)
-        embedded = provider.batches[-1]
-        assert embedded == [request[:20] + " " + request[-20:]]
-        assert embedded[0].startswith("Write meeting notes ") and embedded[0].endswith("move. Due Friday.")
-        assert evidence(request)["sk_meeting"].hint == "meeting notes"
+        matches = await matcher.match(catalogue(), request, top_k=3, min_score=0.0)
+        # One call, two segments: the opening sentence and the closing one (a fragment joins its neighbour).
+        assert provider.batches[-1] == [
+            "Write meeting notes for Ana. Some context about the Berlin office move.",
+            "Some context about the Berlin office move. Due Friday.",
+        ]
+        assert matches and all("in the part" in match.reason for match in matches)
 
         await matcher.match(catalogue(), "draft an email to Ana about the move", top_k=3)
         assert provider.batches[-1] == ["draft an email to Ana about the move"]  # up to the cap: whole
+
+    def test_ask_segments(self) -> None:
+        assert ask_segments("") == []
+        assert ask_segments("One sentence only, long enough to stand on its own.") == [
+            "One sentence only, long enough to stand on its own."
+        ]
+        # Fragments shorter than the minimum join their neighbour, from the outside in.
+        assert ask_segments("Hi. Tell me. " + "A middle sentence that is long enough. " * 3 + "Thanks! Bye.") == [
+            "Hi. Tell me. A middle sentence that is long enough.",
+            "A middle sentence that is long enough. Thanks! Bye.",
+        ]
+        chinese = "上个月我们把仓库搬到了太仓\uff0c新仓库的面积大了一倍。中间的话。客户问钱什么时候能退给她\uff1f"
+        assert ask_segments(chinese) == [
+            "上个月我们把仓库搬到了太仓\uff0c新仓库的面积大了一倍。",
+            "中间的话。 客户问钱什么时候能退给她\uff1f",
+        ]
+        # A sentence too long for the model's budget is embedded from its two ends.
+        assert len(matching._within("word " * 400, 500)) <= 500
 
     async def test_the_request_cap_leaves_providers_without_a_query_cap_alone(self) -> None:
         provider = HashingEmbeddings()  # e.g. an OpenAI-compatible endpoint: embeds what it gets
@@ -546,6 +567,66 @@ class TestGateWithTheLocalModel:
     ) -> None:
         matches = await matcher.match(catalogue(), request_text, top_k=5)
         assert matches and matches[0].skill_id == skill_id and "SEMANTIC" in matches[0].signals
+
+
+class TestLongRequestsWithTheLocalModel:
+    """A request longer than the local model's cap (``QUIVER_SKILL_REQUEST_CHARS``, 300) is read as
+    its first and last sentences, each scored as a short request: a paragraph of context, then the
+    ask, finds the ask's skill; a long everyday message gets nothing."""
+
+    async def test_a_long_request_whose_ask_is_its_last_sentence_gets_the_skill(self, matcher: SkillMatcher) -> None:
+        request = (
+            "We moved the Lisbon warehouse to the new site in Setúbal last month and the team there is still "
+            "settling in. Marta Silva runs the floor now, with twelve pickers on two shifts, and the old scanners "
+            "were replaced by handhelds from Zebra. Customers in Porto have been asking about delays since the "
+            "move, and our courier, CTT, changed its pick-up window to 4 pm. Can you turn yesterday's call with "
+            "Marta and the CTT account manager into notes of who agreed to what and by when?"
+        )
+        assert matcher.is_cut(request)
+        matches = await matcher.match(catalogue(), request, top_k=5)
+        found = next(match for match in matches if match.skill_id == "meeting-summary")
+        assert "in the part \"Can you turn yesterday's call" in found.reason
+
+    async def test_a_long_chinese_request_whose_ask_is_its_last_sentence_gets_the_skill(
+        self, matcher: SkillMatcher
+    ) -> None:
+        request = (
+            "上个月我们把华东仓从昆山搬到了太仓\uff0c新仓库的面积大了一倍\uff0c拣货员也从十个人加到了二十个人。"
+            "搬家花了整整两周\uff0c期间老仓库的租约到期\uff0c房东同意我们多用了五天\uff0c押金也按时退了回来\uff0c"
+            "新仓库的消防验收和电力增容都是在最后一周才办完的\uff0c员工宿舍和食堂也还在装修\uff0c"
+            "大家暂时住在附近的酒店里\uff0c每天坐班车上下班\uff0c一来一回要一个小时。"
+            "搬家期间有不少订单延误\uff0c客服那边接到了很多投诉\uff0c大部分是问包裹到哪了。"
+            "物流合作方也从中通换成了顺丰\uff0c新的合同按件计费\uff0c比以前便宜了一些\uff0c但偏远地区的运费反而涨了\uff0c"
+            "我们还在和他们谈。仓库的货架也全部换成了新的\uff0c原来的叉车卖给了隔壁的工厂。"
+            "客户王女士买的空气净化器坏了\uff0c寄回来了\uff0c她问钱什么时候能退给她\uff1f"
+        )
+        assert matcher.is_cut(request)
+        matches = await matcher.match(catalogue(), request, top_k=5)
+        assert matches and matches[0].skill_id == "refund-request"
+        assert "空气净化器" in matches[0].reason
+
+    @pytest.mark.parametrize(
+        "request_text",
+        [
+            "My sister is visiting from Melbourne next week with her two kids, who are seven and nine, and they "
+            "have never seen snow. We live about two hours from the mountains, and the forecast says it will be "
+            "cold but clear on Saturday and Sunday. My car is small, so we would probably rent something bigger "
+            "for the trip, and the kids get carsick on winding roads. What should we pack for a day of sledding, "
+            "and are there any good spots for beginners?",
+            "这周末我们一家人打算去郊区露营\uff0c孩子们都很兴奋\uff0c已经把帐篷和睡袋拿出来晒了。"
+            "我们上次露营还是去年秋天\uff0c那次下了一整夜的雨\uff0c帐篷漏水\uff0c大家都没睡好\uff0c所以这次特地买了一顶新的四季帐篷\uff0c"
+            "还多带了一块防潮垫和一个小的户外电源\uff0c可以给手机和小灯充电\uff0c孩子们还准备了望远镜和星空图。"
+            "天气预报说周六白天晴\uff0c晚上可能降到五度左右\uff0c山里风也比较大\uff0c我担心孩子晚上会冷\uff0c老人膝盖也不太好。"
+            "营地离市区大概一个半小时车程\uff0c路上有一段山路比较绕\uff0c孩子容易晕车\uff0c我们打算早上七点出发\uff0c中午前到。"
+            "下午带孩子去河边玩水捡石头\uff0c晚上围着篝火讲故事\uff0c第二天上午爬附近的一座小山再回家。"
+            "附近有一条小河\uff0c可以钓鱼\uff0c也有烧烤区。晚上露营需要准备哪些保暖的东西\uff1f",
+        ],
+    )
+    async def test_a_long_everyday_request_gets_nothing(self, matcher: SkillMatcher, request_text: str) -> None:
+        assert matcher.is_cut(request_text)
+        assert await matcher.match(catalogue(), request_text, top_k=5) == []
+        raw = await matcher.match(catalogue(), request_text, top_k=3, min_score=0.0)
+        assert len(raw) == 3 and all("in the part" in match.reason for match in raw)
 
 
 def reranker_on(server: OpenAIServer, model: str) -> OpenAIReranker:
