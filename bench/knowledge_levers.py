@@ -47,7 +47,7 @@ from app.knowledge.search import (
     KnowledgeSearch,
     fuse,
 )
-from app.knowledge.tokens import index_tokens, query_tokens
+from app.knowledge.tokens import index_tokens, is_mostly_unspaced, query_tokens
 from app.migrate import upgrade_async
 from app.principal import SYSTEM_PRINCIPAL
 from bench.common import load_average
@@ -273,6 +273,13 @@ def run(arguments: argparse.Namespace) -> None:
         ),
         "(b) + title + first paragraph field, w 1": with_lists(
             lambda lab, n: [(fields["title+first"].search(words(lab, n)), True, 1.0)]
+        ),
+        "(b) the same, w 1, queries not mostly CJK": with_lists(
+            lambda lab, n: (
+                []
+                if is_mostly_unspaced(lab.queries[n].text)
+                else [(fields["title+first"].search(words(lab, n)), True, 1.0)]
+            )
         ),
         "(b) + title + headings + first paragraph, w 0.5": with_lists(
             lambda lab, n: [(fields["title+headings+first"].search(words(lab, n)), True, 0.5)]
