@@ -680,7 +680,7 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
     )
     # One line per tenant for large bodies, shared by both ways in.
     heavy_line = CostlyOperationGate()
-    # And one admission per process, shared by both ways in: a tenant's share of executing requests.
+    # And one admission per process, shared by every way in: a tenant's share of executing requests.
     admission = (
         TenantAdmission(
             settings.tenant_concurrency,
@@ -690,6 +690,8 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
         if settings.tenant_concurrency > 0
         else None
     )
+    # The 2026-07-28 MCP calls too (app/mcp_server/endpoint.py).
+    mcp_endpoint.admission = admission
     app.add_middleware(
         AuthMiddleware,
         keys=keys,

@@ -45,6 +45,27 @@ class LoopShare(Protocol):
 LOOP_SHARE: ContextVar[LoopShare | None] = ContextVar("quiver_loop_share", default=None)
 
 
+class AdmittedRequest(LoopShare, Protocol):
+    def release(self) -> None:
+        """The request is answered (idempotent)."""
+
+
+class Admission(Protocol):
+    """The tenants' admission (schema.fairness.TenantAdmission), for the ways in outside the schema."""
+
+    async def enter(self, tenant: str) -> AdmittedRequest:
+        """Admit a request of ``tenant``, at once or after its turn; :class:`TenantBusyError` when it cannot."""
+        ...
+
+
+class TenantBusyError(Exception):
+    """A request its tenant's queue cannot take (full) or did not admit in time."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 @contextmanager
 def waiting_outside() -> Iterator[None]:
     """Around an await on an upstream (a tool's endpoint, an MCP server, a model): while it

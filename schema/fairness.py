@@ -35,6 +35,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
+from app.scheduling import TenantBusyError as TenantBusyError
 from schema.execution import FastExecutionContext
 
 #: Longest an operation completes list items before it lets others in.
@@ -138,14 +139,6 @@ ADMISSION_HOLD_S = 1.0
 ADMISSION_RECENT_S = 1.0
 #: How often waiting requests are looked at again (a hold run out, a tenant gone quiet).
 ADMISSION_RECHECK_S = 0.02
-
-
-class TenantBusyError(Exception):
-    """A request its tenant's queue cannot take (full) or did not admit in time."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class AdmissionTicket:

@@ -9,6 +9,13 @@ eras: handshake sessions and 2026-07-28 single requests):
 - The principal and the endpoint go into the request's scope for the handlers, and the
   SDK's session-owner check is given both: a session opened on one endpoint with one key
   answers 404 to any other key or endpoint.
+- A 2026-07-28 request (one exchange, answered in its own request) goes through the tenant
+  admission every ``POST /graphql`` goes through (``QUIVER_TENANT_CONCURRENCY``,
+  ``schema.fairness.TenantAdmission``): while another tenant is served, a tenant's many calls
+  execute a few at a time, the rest wait in its queue (then 429, ``BUSY``). Not admitted:
+  ``subscriptions/listen`` and the handshake era's GET streams (open for as long as the client
+  listens, mostly idle), and the handshake era's POSTs, whose work runs in the session's task,
+  where waiting on an upstream could not give the tenant's place up.
 - Sessions are bounded per key (``MAX_SESSIONS_PER_KEY``, then 429) and per replica
   (``MAX_SESSIONS``, the SDK answers 503); request bodies to ``MAX_REQUEST_BYTES`` (413).
 - It reports each handshake-era session's life to the change notifier (opened: the
@@ -38,6 +45,7 @@ from app.mcp_server.catalog import Catalog, Target, TargetKind
 from app.mcp_server.notify import ChangeNotifier
 from app.mcp_server.server import SCOPE_PRINCIPAL, SCOPE_TARGET, QuiverMcpServer
 from app.principal import Principal
+from app.scheduling import LOOP_SHARE, TENANT, Admission, TenantBusyError
 
 PATH = re.compile(r"^/mcp/(spaces|agents)/([A-Za-z0-9_-]{1,64})/?$")
 KINDS: dict[str, TargetKind] = {"spaces": "space", "agents": "agent"}
@@ -47,13 +55,21 @@ MAX_SESSIONS = 10_000
 MAX_SESSIONS_PER_KEY = 100
 MAX_REQUEST_BYTES = 1024 * 1024
 PROTOCOL_VERSION_HEADER = "mcp-protocol-version"
+MCP_METHOD_HEADER = "mcp-method"
+#: The code in a refusal's ``error.data`` when the tenant's admission queue cannot take the call.
+BUSY = "BUSY"
 
 Authenticate = Callable[[str], Awaitable[Principal | None]]
 
 
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Callable[[Send], Awaitable[None]]:
+def _error(
+    status: int, message: str, headers: dict[str, str] | None = None, data: dict[str, Any] | None = None
+) -> Callable[[Send], Awaitable[None]]:
     """A JSON-RPC error body without a request id, as the SDK answers HTTP-level refusals."""
-    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}).encode()
+    error: dict[str, Any] = {"code": -32600, "message": message}
+    if data is not None:
+        error["data"] = data
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
 
     async def respond(send: Send) -> None:
         raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
@@ -75,8 +91,15 @@ class McpEndpoint:
     session_idle_s = SESSION_IDLE_S
 
     def __init__(
-        self, server: QuiverMcpServer, catalog: Catalog, notifier: ChangeNotifier, authenticate: Authenticate
+        self,
+        server: QuiverMcpServer,
+        catalog: Catalog,
+        notifier: ChangeNotifier,
+        authenticate: Authenticate,
+        admission: Admission | None = None,
     ) -> None:
+        #: The tenants' admission shared with ``POST /graphql`` (None: no cap); see the module.
+        self.admission = admission
         self.catalog = catalog
         self.notifier = notifier
         self.authenticate = authenticate
@@ -137,6 +160,27 @@ class McpEndpoint:
                 AccessToken(token=principal.key_id, client_id=principal.key_id, scopes=[], subject=target.key)
             ),
         }
+        tenant = principal.tenant
+        TENANT.set(tenant)
+        if self.admission is not None and _single_exchange(scope, headers):
+            try:
+                ticket = await self.admission.enter(tenant)
+            except TenantBusyError as busy:
+                await _error(429, busy.message, {"Retry-After": "1"}, {"code": BUSY})(send)
+                return
+            # While the call waits on an upstream it gives its place up (app.scheduling.waiting_outside).
+            share = LOOP_SHARE.set(ticket)
+            try:
+                await self._route(principal, target, headers, scope, receive, send)
+            finally:
+                LOOP_SHARE.reset(share)
+                ticket.release()
+            return
+        await self._route(principal, target, headers, scope, receive, send)
+
+    async def _route(
+        self, principal: Principal, target: Target, headers: Headers, scope: Scope, receive: Receive, send: Send
+    ) -> None:
         session_id = headers.get(MCP_SESSION_ID_HEADER)
         if session_id is not None:
             await self._in_session(session_id, scope, receive, send)
@@ -169,6 +213,18 @@ class McpEndpoint:
             await self.manager.handle_request(scope, receive, watch)
         if scope["method"] == "DELETE" or status.get("code") == 404:
             self.notifier.session_closed(session_id)
+
+
+def _single_exchange(scope: Scope, headers: Headers) -> bool:
+    """A 2026-07-28 POST answered within its own request (the SDK takes a protocol version
+    outside the handshake era's as the 2026-07-28 way), other than ``subscriptions/listen``."""
+    if scope["method"] != "POST":
+        return False
+    version = headers.get(PROTOCOL_VERSION_HEADER)
+    if version is None or version in HANDSHAKE_PROTOCOL_VERSIONS:
+        return False
+    # The SDK refuses a body whose method is not the header's (HEADER_MISMATCH).
+    return headers.get(MCP_METHOD_HEADER) != "subscriptions/listen"
 
 
 def _unauthenticated(message: str) -> Callable[[Send], Awaitable[None]]:

@@ -23,14 +23,14 @@ PAGE_SIZE = 3
 
 
 @asynccontextmanager
-async def serving(settings: Settings) -> AsyncIterator[str]:
-    """``create_app(settings)`` under uvicorn until the block ends; yields its base URL."""
+async def serving(settings: Settings, app: Any = None) -> AsyncIterator[str]:
+    """``app`` (by default ``create_app(settings)``) under uvicorn until the block ends; yields its base URL."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     config = uvicorn.Config(
-        create_app(settings), lifespan="on", log_config=None, access_log=False, timeout_graceful_shutdown=1
+        app or create_app(settings), lifespan="on", log_config=None, access_log=False, timeout_graceful_shutdown=1
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[listener]))
