@@ -524,14 +524,22 @@ class RequestTerms:
     trigrams: tuple[str, ...] = ()
 
 
+# Where a negated stretch ends besides punctuation: a dash, or a word that turns to what is wanted.
+_NEGATION_ENDS = (
+    r"\s[-\u2013\u2014]|[\u2013\u2014]|--"
+    r"|\b(?:but|just|only|please|i need|i want|we need)\b"
+    r"|但|而是|只是|只要|只需|就给|就是"
+)
 # A request that says what it is *not* ("not a refund", "不是报销") names a neighbour's
 # ground: words from such a cue to the end of the clause count against the skills that
 # claim them instead of for them.
 NEGATION = re.compile(
     r"(?:\b(?:not|no|isn't|aren't|don't|doesn't|without|rather than|instead of|never)\b"
     r"|不是|不用|不要|不需要|无需|并非|而非)"
-    # to the end of the clause (fullwidth comma, full stop, semicolon, colon, marks, 、)
-    r"[^,.;:!?\uff0c\u3002\uff1b\uff1a\uff01\uff1f\u3001]*",
+    # to the end of the clause (fullwidth comma, full stop, semicolon, colon, marks, 、), a dash
+    # ("No money question here — I need …") or the turn to what is wanted ("not X but Y",
+    # "不是群发就给 Kevin 发"): the rest of the request is what it asks for.
+    r"(?:(?!" + _NEGATION_ENDS + r")[^,.;:!?\uff0c\u3002\uff1b\uff1a\uff01\uff1f\u3001])*",
     re.IGNORECASE,
 )
 # Quotes and brackets around a word (curly quotes written as escapes: ruff flags the glyphs).

@@ -165,6 +165,36 @@ class TestLexical:
             term.startswith("newslett") for term in request_terms("not a newsletter, an email").negated
         )
 
+    @pytest.mark.parametrize(
+        ("text", "negated", "wanted"),
+        [
+            # A dash ends the negated stretch: what follows is the request.
+            (
+                "No money question here — just a polite email to our landlord Mr Okafor",
+                {"money"},
+                {"email", "landlord"},
+            ),
+            ("Not the newsletter -- an email to Lisa Wong in Leeds", {"newslett"}, {"email", "lisa", "leed"}),
+            # "not X but Y", "not just X": Y is wanted.
+            ("not a newsletter but an email to our supplier", {"newslett"}, {"email", "supplier"}),
+            ("不是群发就给 Kevin 单独发一封邮件", {"群发"}, {"邮件", "kevin"}),
+            ("不是 newsletter——就给 Kevin 单独发一封 email", {"newslett"}, {"email", "kevin"}),
+        ],
+    )
+    def test_a_negation_ends_at_a_dash_or_a_turn_to_what_is_wanted(
+        self, text: str, negated: set[str], wanted: set[str]
+    ) -> None:
+        terms = request_terms(text)
+        assert negated <= terms.negated
+        assert not wanted & terms.negated and wanted <= set(terms.distinct)
+
+    async def test_a_request_opening_with_a_negation_still_finds_its_skill(self) -> None:
+        # The whole request was one negated clause (no comma before the dash): no candidate at all.
+        matches = await SkillMatcher().score_all(
+            DOCUMENTS, "No newsletter this time — write one email to our supplier Lisa Wong about the delayed order"
+        )
+        assert matches and matches[0].skill_id == "sk_email"
+
 
 class TestSpelling:
     @pytest.mark.parametrize(
