@@ -170,6 +170,9 @@ SEGMENT_MIN_COST = 40
 #: characters of English or 330 of Chinese (USE reads a Chinese character as a token; 1,000 Chinese
 #: characters took 65-85 ms, 300 about 20 ms). A longer sentence is embedded from its two ends.
 SEGMENT_BUDGET = 1_000
+#: Besides its two ends, a long request's sentences holding a whole trigger hint are scored too,
+#: at most this many (no padded no-skill request of the tuning half holds one).
+HINT_SEGMENTS = 2
 _SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f\n])\s*")
 
 
@@ -180,11 +183,16 @@ def embedding_cost(text: str) -> int:
     return len(text) + 2 * unspaced
 
 
+def sentences(text: str) -> list[str]:
+    """``text`` cut after . ! ? (and their Chinese forms) and at line ends; linear in the text."""
+    return [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
+
+
 def ask_segments(text: str) -> list[str]:
-    """The first and the last sentence of ``text`` (after . ! ? and their Chinese forms, and line
-    ends), fragments under :data:`SEGMENT_MIN_COST` joined to their neighbour; one segment when
-    the text has a single sentence. Linear in the text."""
-    parts = [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
+    """The first and the last sentence of ``text`` (:func:`sentences`), fragments under
+    :data:`SEGMENT_MIN_COST` joined to their neighbour; one segment when the text has a single
+    sentence."""
+    parts = sentences(text)
     if not parts:
         return []
     first, start = parts[0], 1
@@ -196,6 +204,11 @@ def ask_segments(text: str) -> list[str]:
     while embedding_cost(last) < SEGMENT_MIN_COST and end > start:
         last, end = f"{parts[end - 1]} {last}", end - 1
     return [first, last]
+
+
+def _hint_terms(hint: str) -> tuple[str, ...]:
+    """A trigger hint's tokens as the lexical index matches them word for word."""
+    return tuple(term for term in query_token_sequence(one_spelling(hint)) if term not in FILLER)
 
 
 def _within(text: str, budget: int) -> str:
@@ -717,7 +730,7 @@ class LexicalIndex:
             )
             hints: list[tuple[str, tuple[str, ...]]] = []
             for hint in document.trigger_hints:
-                terms = tuple(term for term in query_token_sequence(one_spelling(hint)) if term not in FILLER)
+                terms = _hint_terms(hint)
                 # A phrase of several words that boils down to one ("why did they leave" → "leav")
                 # is no phrase any more: its word counts like any other.
                 if len(terms) >= 2 or (len(terms) == 1 and len(hint.split()) == 1):
@@ -1056,6 +1069,7 @@ class SkillMatcher:
         segments = ask_segments(query)
         if not segments:
             return None
+        segments += self._hint_sentences(catalogue, query, segments)
         budget = SEGMENT_BUDGET // len(segments)
         segments = [_within(semantic_form(segment), budget) for segment in segments]
         semantic = await self._similarities(catalogue, segments)
@@ -1079,6 +1093,29 @@ class SkillMatcher:
         for candidate in pooled:
             candidate.request_applies = anything
         return pooled
+
+    def _hint_sentences(self, catalogue: _Catalogue, query: str, segments: Sequence[str]) -> list[str]:
+        """Sentences of ``query`` outside ``segments`` that hold a skill's trigger hint word for word
+        (at most :data:`HINT_SEGMENTS`): the lexical side reads the whole request, so an ask in the
+        middle of a long message that names what it wants is still scored as a sentence of its own."""
+        hints = {
+            found.hint
+            for found in catalogue.lexical.evidence(request_terms(query)).values()
+            if found.hint is not None and found.hint_coverage == 1.0
+        }
+        if not hints:
+            return []
+        runs = [_hint_terms(hint) for hint in sorted(hints)]
+        found_in: list[str] = []
+        for sentence in sentences(query):
+            if len(found_in) >= HINT_SEGMENTS:
+                break
+            if any(sentence in segment for segment in segments):
+                continue
+            sequence = request_terms(sentence).sequence
+            if any(run and _contains_run(sequence, run) for run in runs):
+                found_in.append(sentence)
+        return found_in
 
     def _scored(
         self,

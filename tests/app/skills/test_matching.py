@@ -635,6 +635,23 @@ class TestLongRequestsWithTheLocalModel:
         assert matches and matches[0].skill_id == "refund-request"
         assert "空气净化器" in matches[0].reason
 
+    async def test_a_long_request_whose_ask_is_a_middle_sentence_naming_its_hint_gets_the_skill(
+        self, matcher: SkillMatcher
+    ) -> None:
+        request = (
+            "The payment service in the Frankfurt region went down on Saturday night for 52 minutes, and the "
+            "on-call engineer, Jonas Weber, rolled back the release at 23:40. "
+            "Customers in Vienna and Zurich saw failed card payments, and support logged 340 tickets. "
+            "Please write a postmortem for the leadership review on Monday. "
+            "Jonas is on leave from Tuesday, so the timeline from his notes has to be checked before then. "
+            "The release itself was a routine dependency upgrade that passed every check in staging."
+        )
+        assert matcher.is_cut(request)
+        matches = await matcher.match(catalogue(), request, top_k=5)
+        assert matches and matches[0].skill_id == "incident-postmortem"
+        assert matches[0].hint == "write a postmortem"
+        assert "in the part 'Please write a postmortem" in matches[0].reason
+
     @pytest.mark.parametrize(
         "request_text",
         [
