@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import CodeType
 from typing import Any
 
 from graphql import (
@@ -296,34 +297,85 @@ _MISSING: Any = object()
 COMPILED_LIST_MAX = 16
 
 
-def _fields_completer(fields: tuple[tuple[str, int, Any, Any], ...]) -> Compiled:
+def _fields_completer(fields: tuple[tuple[str, int, Any, Any, Any], ...]) -> Compiled:
     """The compiled completion of one selection set: each field read and completed in place,
     ``_SLOW`` as soon as one would not complete cleanly (the caller then takes the ordinary path,
-    which raises and locates the error; nothing here has side effects)."""
+    which raises and locates the error; nothing here has side effects).
 
-    def complete(source: Any) -> Any:
-        early: dict[str, Any] = getattr(source, "__dict__", None) or {}
-        results: dict[str, Any] = {}
-        try:
-            for response_name, kind, name, complete_value in fields:
-                if kind == _TYPENAME:
-                    results[response_name] = name
-                    continue
-                if kind in (_PLAIN_LEAF, _PLAIN_OBJECT):
-                    value = getattr(source, name)
-                else:
-                    value = early.get(name, _MISSING)
-                    if value is _MISSING:
-                        return _SLOW  # its resolver has to run
-                completed = complete_value(value)
-                if completed is _SLOW:
-                    return _SLOW
-                results[response_name] = completed
-        except Exception:
-            return _SLOW
-        return results
+    Written as the source of one function (made once per selection set and request): a value of
+    its field's usual type (``exact``: ``str`` for String and ID, ``bool``, an enum's members)
+    is taken as it is, anything else goes through the field's full completer; the names in the
+    source are generated, the field names are passed as values."""
+    namespace: dict[str, Any] = {"_SLOW": _SLOW, "_MISSING": _MISSING}
+    lines = ["def complete(source):", "    try:"]
+    if any(kind in (_EARLY_LEAF, _EARLY_OBJECT) for _, kind, _, _, _ in fields):
+        lines.append("        early = source.__dict__")
+    keys: list[str] = []
+    for index, (response_name, kind, name, complete_value, exact) in enumerate(fields):
+        value = f"v{index}"
+        namespace[f"R{index}"] = response_name
+        keys.append(f"R{index}: {value}")
+        if kind == _TYPENAME:
+            namespace[f"T{index}"] = name
+            lines.append(f"        {value} = T{index}")
+            continue
+        namespace[f"A{index}"] = name
+        namespace[f"C{index}"] = complete_value
+        if kind in (_PLAIN_LEAF, _PLAIN_OBJECT):
+            lines.append(f"        {value} = getattr(source, A{index})")
+        else:
+            lines.append(f"        {value} = early.get(A{index}, _MISSING)")
+            lines.append(f"        if {value} is _MISSING: return _SLOW")  # its resolver has to run
+        if isinstance(exact, tuple):  # an enum: (its Python class, member → name)
+            namespace[f"E{index}"], namespace[f"N{index}"] = exact
+            lines.append(f"        if type({value}) is E{index} and {value} in N{index}: {value} = N{index}[{value}]")
+            lines.append(f"        else: {value} = C{index}({value})")
+        elif exact is not None:
+            namespace[f"E{index}"] = exact
+            lines.append(f"        if type({value}) is not E{index}: {value} = C{index}({value})")
+        else:
+            lines.append(f"        {value} = C{index}({value})")
+        lines.append(f"        if {value} is _SLOW: return _SLOW")
+    lines.append("    except Exception:")
+    lines.append("        return _SLOW")
+    lines.append("    return {" + ", ".join(keys) + "}")
+    source = "\n".join(lines)
+    code = _SOURCES.get(source)
+    if code is None:
+        if len(_SOURCES) >= _MAX_SOURCES:
+            _SOURCES.clear()
+        code = _SOURCES[source] = compile(source, "<compiled selection>", "exec")
+    exec(code, namespace)
+    return namespace["complete"]  # type: ignore[no-any-return]
 
-    return complete
+
+#: Source → code of the compiled selections. The source names no field (those are values in the
+#: namespace), only the shape of a selection: a client's few documents make a few entries, and a
+#: request pays an ``exec`` of the definition, not Python's compiler.
+_SOURCES: dict[str, CodeType] = {}
+_MAX_SOURCES = 1_024
+
+
+def _exact_type(field_type: GraphQLOutputType) -> Any:
+    """The Python type a leaf field's values usually have and keep as they are (or, for an enum,
+    its class and each member's name); None when every value goes through the completer."""
+    inner = field_type.of_type if isinstance(field_type, GraphQLNonNull) else field_type
+    if inner is GraphQLString or inner is GraphQLID:
+        return str
+    if inner is GraphQLBoolean:
+        return bool
+    wrapped = getattr(inner, "wrapped_cls", None)
+    if isinstance(inner, GraphQLEnumType) and isinstance(wrapped, type):
+        names: dict[Any, str] = {}
+        for name, enum_value in inner.values.items():
+            try:
+                member = wrapped(enum_value.value)
+            except (ValueError, TypeError):
+                continue
+            if type(member) is wrapped:
+                names[member] = name
+        return (wrapped, names)
+    return None
 
 
 def _object_completer(shape: _ObjectShape, complete_fields: Compiled) -> Callable[[Any], Any]:
@@ -414,18 +466,19 @@ class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
         plan = self._plan(parent_type, grouped_field_set)
         if plan is None:
             return None
-        fields: list[tuple[str, int, Any, Any]] = []
+        fields: list[tuple[str, int, Any, Any, Any]] = []
         for (response_name, field_details_list), step in zip(grouped_field_set.items(), plan, strict=True):
             node = field_details_list[0].node
             if node.name.value == "__typename" and not node.directives:
-                fields.append((response_name, _TYPENAME, parent_type.name, None))
+                fields.append((response_name, _TYPENAME, parent_type.name, None, None))
                 continue
             if step is None:
                 return None
             if step.leaf is not None:
-                fields.append(
-                    (response_name, _PLAIN_LEAF if step.is_plain else _EARLY_LEAF, step.python_name, step.leaf)
-                )
+                field_def = self.schema.get_field(parent_type, node.name.value)
+                assert field_def is not None
+                kind = _PLAIN_LEAF if step.is_plain else _EARLY_LEAF
+                fields.append((response_name, kind, step.python_name, step.leaf, _exact_type(field_def.type)))
                 continue
             shape = step.shape
             assert shape is not None
@@ -436,7 +489,7 @@ class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
             if complete_sub is None:
                 return None
             kind = _PLAIN_OBJECT if step.is_plain else _EARLY_OBJECT
-            fields.append((response_name, kind, step.python_name, _object_completer(shape, complete_sub)))
+            fields.append((response_name, kind, step.python_name, _object_completer(shape, complete_sub), None))
         return _fields_completer(tuple(fields))
 
     def execute_fields(

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
+from collections import defaultdict, namedtuple
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from sqlalchemy import Select, String, bindparam, delete, exists, func, literal, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -136,6 +136,12 @@ _TOOL_TABLE = ToolDefinition.__table__.c
 #: The columns of a :class:`ToolRow`, as Core columns (named as the attributes): no secret
 #: (``auth_config``), no gateway-only settings.
 TOOL_ROW_COLUMNS = tuple(_TOOL_TABLE[name] for name, value in vars(ToolRow).items() if isinstance(value, property))
+#: A :class:`ToolRow` as a plain named tuple of :data:`TOOL_ROW_COLUMNS`: reading one of its
+#: attributes costs a tenth of what it costs on a SQLAlchemy ``Row`` (whose attributes are looked
+#: up by key), and ``Tool.from_row`` reads every one of them for each tool of a listing.
+ToolRecord = namedtuple("ToolRecord", [column.name for column in TOOL_ROW_COLUMNS])  # type: ignore[misc]
+# Its fields are the protocol's properties, which mypy cannot see in a tuple made from a list of names.
+_tool_record = cast(Callable[[Iterable[Any]], ToolRow], ToolRecord._make)
 
 
 async def list_tool_rows(
@@ -158,11 +164,17 @@ async def list_tool_rows(
         total_count = select(func.count()).select_from(statement.subquery()).scalar_subquery()
         statement = statement.add_columns(total_count.label("total_count"))
     rows = await fetch_row_page(session, statement, _TOOL_TABLE.tool_id, page)
+    width = len(TOOL_ROW_COLUMNS)
+    records: Page[ToolRow] = Page(
+        items=[_tool_record(row[:width]) for row in rows.items],
+        has_next_page=rows.has_next_page,
+        has_previous_page=rows.has_previous_page,
+    )
     if not with_total:
-        return rows, None
+        return records, None
     if rows.items:
-        return rows, int(rows.items[0].total_count)
-    return rows, await count_tools(session, space_id, tool_filter, include_inactive=include_inactive)
+        return records, int(rows.items[0].total_count)
+    return records, await count_tools(session, space_id, tool_filter, include_inactive=include_inactive)
 
 
 async def count_tools(
