@@ -33,7 +33,9 @@ def dumps(value: Any) -> str:
 
 
 def loads(text: str | bytes) -> Any:
-    if isinstance(text, bytes):
+    if len(text) < 19:
+        has_long_digits = False  # too short to hold one (a listing's tags and roles, mostly)
+    elif isinstance(text, bytes):
         has_long_digits = _LONG_DIGITS.search(text) is not None
     else:
         has_long_digits = _LONG_DIGITS_TEXT.search(text) is not None
