@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from datetime import datetime
 from enum import Enum
@@ -72,6 +73,32 @@ _AUTH_TYPES = _members(AuthType)
 _SIDE_EFFECTS = _members(SideEffect)
 _ROLES = _members(Role)
 _APPROVALS = _members(ApprovalPolicy)
+#: The columns ``Tool.from_row`` reads, in the order it unpacks them.
+_tool_columns = operator.attrgetter(
+    "tool_id",
+    "name",
+    "label",
+    "description",
+    "input_schema",
+    "output_schema",
+    "type",
+    "status",
+    "endpoint",
+    "auth_type",
+    "side_effect",
+    "timeout_ms",
+    "max_retries",
+    "tags",
+    "group",
+    "allowed_roles",
+    "version",
+    "owner",
+    "created_at",
+    "updated_at",
+    "drifted_at",
+    "request_mapping",
+    "approval",
+)
 
 
 @strawberry.type(description="A capability an agent can call: builtin, a custom HTTP endpoint, or an MCP tool.")
@@ -113,32 +140,57 @@ class Tool(Node):
 
     @classmethod
     def from_row(cls, row: repository.ToolRow) -> Tool:
-        # Enum members by a dict look-up (the enum's own call only for a value it does not have,
-        # which raises as before): a listing makes a thousand of these.
+        # Every column in one C call (a listing makes a thousand of these), enum members by a dict
+        # look-up (the enum's own call only for a value it does not have, which raises as before).
+        (
+            tool_id,
+            name,
+            label,
+            description,
+            input_schema,
+            output_schema,
+            tool_type,
+            status,
+            endpoint,
+            auth_type,
+            side_effect,
+            timeout_ms,
+            max_retries,
+            tags,
+            group,
+            allowed_roles,
+            version,
+            owner,
+            created_at,
+            updated_at,
+            drifted_at,
+            request_mapping,
+            approval,
+        ) = _tool_columns(row)
         return cls(
-            id=strawberry.ID(row.tool_id),
-            name=row.name,
-            label=row.label,
-            description=row.description,
-            input_schema=JSON(row.input_schema),
-            output_schema=JSON(row.output_schema) if row.output_schema is not None else None,
-            type=_TOOL_TYPES.get(row.type) or ToolType(row.type),
-            status=_STATUSES.get(row.status) or Status(row.status),
-            endpoint=row.endpoint,
-            auth_type=_AUTH_TYPES.get(row.auth_type) or AuthType(row.auth_type),
-            side_effect=_SIDE_EFFECTS.get(row.side_effect) or SideEffect(row.side_effect),
-            timeout_ms=row.timeout_ms,
-            max_retries=row.max_retries,
-            tags=list(row.tags or []),
-            group=row.group,
-            allowed_roles=[_ROLES.get(role) or Role(role) for role in row.allowed_roles or []],
-            version=row.version,
-            owner=row.owner,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-            drifted_at=row.drifted_at,
-            request_mapping=JSON(row.request_mapping) if row.request_mapping is not None else None,
-            approval=_APPROVALS.get(row.approval) or ApprovalPolicy(row.approval or ApprovalPolicy.NEVER.value),
+            id=strawberry.ID(tool_id),
+            name=name,
+            label=label,
+            description=description,
+            input_schema=JSON(input_schema),
+            output_schema=JSON(output_schema) if output_schema is not None else None,
+            type=_TOOL_TYPES.get(tool_type) or ToolType(tool_type),
+            status=_STATUSES.get(status) or Status(status),
+            endpoint=endpoint,
+            auth_type=_AUTH_TYPES.get(auth_type) or AuthType(auth_type),
+            side_effect=_SIDE_EFFECTS.get(side_effect) or SideEffect(side_effect),
+            timeout_ms=timeout_ms,
+            max_retries=max_retries,
+            tags=list(tags or []),
+            group=group,
+            allowed_roles=[_ROLES.get(role) or Role(role) for role in allowed_roles or []],
+            version=version,
+            owner=owner,
+            created_at=created_at,
+            updated_at=updated_at,
+            drifted_at=drifted_at,
+            request_mapping=JSON(request_mapping) if request_mapping is not None else None,
+            approval=_APPROVALS.get(approval) or ApprovalPolicy(approval or ApprovalPolicy.NEVER.value),
             row=row,
         )
 
