@@ -107,6 +107,36 @@ def _fields(selection_set: SelectionSetNode | None, fragments: dict[str, Fragmen
     return found
 
 
+def _list_completer(
+    complete_item: Callable[[Any], Any], is_nullable: bool, is_item_nullable: bool, max_length: int | None = None
+) -> Callable[[Any], Any]:
+    """A list completed item by item in place; ``_SLOW`` for anything the ordinary path has to see:
+    a null where none may be, an item that would not complete, another iterable (a generator could
+    be read only once), a list of ``max_length`` items or more."""
+
+    def complete_list(value: Any) -> Any:
+        if value is None:
+            return None if is_nullable else _SLOW
+        if type(value) is not list and type(value) is not tuple:
+            return _SLOW
+        if max_length is not None and len(value) >= max_length:
+            return _SLOW
+        completed: list[Any] = []
+        for item in value:
+            if item is None:
+                if not is_item_nullable:
+                    return _SLOW
+                completed.append(None)
+                continue
+            result = complete_item(item)
+            if result is _SLOW:
+                return _SLOW
+            completed.append(result)
+        return completed
+
+    return complete_list
+
+
 def _leaf_completer(field_type: GraphQLOutputType) -> Callable[[Any], Any] | None:
     """Coerces a value of a leaf type (or a list of one) as graphql-core would; None for other types."""
     is_nullable = not isinstance(field_type, GraphQLNonNull)
@@ -117,27 +147,7 @@ def _leaf_completer(field_type: GraphQLOutputType) -> Callable[[Any], Any] | Non
         item_leaf = item_type if is_item_nullable else item_type.of_type
         if not is_leaf_type(item_leaf):
             return None
-        coerce_item = _coerce_leaf(item_leaf)
-
-        def complete_list(value: Any) -> Any:
-            if value is None:
-                return None if is_nullable else _SLOW
-            if type(value) is not list and type(value) is not tuple:
-                return _SLOW  # other iterables (a generator could be read only once): the ordinary path
-            completed: list[Any] = []
-            for item in value:
-                if item is None:
-                    if not is_item_nullable:
-                        return _SLOW
-                    completed.append(None)
-                    continue
-                coerced = coerce_item(item)
-                if coerced is _SLOW:
-                    return _SLOW
-                completed.append(coerced)
-            return completed
-
-        return complete_list
+        return _list_completer(_coerce_leaf(item_leaf), is_nullable, is_item_nullable)
     if not is_leaf_type(inner):
         return None
     coerce = _coerce_leaf(inner)
@@ -381,40 +391,22 @@ def _exact_type(field_type: GraphQLOutputType) -> Any:
 def _object_completer(shape: _ObjectShape, complete_fields: Compiled) -> Callable[[Any], Any]:
     """An object-typed value (or a short list of them) completed by its compiled selection."""
     is_type_of = shape.is_type_of
-    is_nullable = shape.is_nullable
 
     def complete_object(value: Any) -> Any:
-        if value is None:
-            return None if is_nullable else _SLOW
         if is_type_of is not None and is_type_of(value, None) is not True:
             return _SLOW
         return complete_fields(value)
 
-    if not shape.is_list:
-        return complete_object
-    is_item_nullable = shape.is_item_nullable
+    if shape.is_list:
+        return _list_completer(complete_object, shape.is_nullable, shape.is_item_nullable, COMPILED_LIST_MAX)
+    is_nullable = shape.is_nullable
 
-    def complete_list(value: Any) -> Any:
+    def complete_nullable(value: Any) -> Any:
         if value is None:
             return None if is_nullable else _SLOW
-        if (type(value) is not list and type(value) is not tuple) or len(value) >= COMPILED_LIST_MAX:
-            return _SLOW
-        completed: list[Any] = []
-        for item in value:
-            if item is None:
-                if not is_item_nullable:
-                    return _SLOW
-                completed.append(None)
-                continue
-            if is_type_of is not None and is_type_of(item, None) is not True:
-                return _SLOW
-            result = complete_fields(item)
-            if result is _SLOW:
-                return _SLOW
-            completed.append(result)
-        return completed
+        return complete_object(value)
 
-    return complete_list
+    return complete_nullable
 
 
 class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):

@@ -5,6 +5,7 @@ fields computed ahead) answers exactly what graphql-core's own execution answers
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 from unittest import mock
@@ -49,28 +50,35 @@ ALIASED = (
 )
 
 
-@pytest.fixture
-async def plain_client(settings: Settings, app_and_services: Any) -> AsyncIterator[httpx.AsyncClient]:
-    """The same database behind graphql-core's own execution context, listing cache off."""
+@asynccontextmanager
+async def uncached_app(settings: Settings, *, executor: Any = None) -> AsyncIterator[httpx.AsyncClient]:
+    """An app on the test database with the listing cache off (every page executed), with Quiver's
+    executor or, given one, another execution context."""
     uncached = settings.model_copy(update={"listing_cache_mb": 0})
-    with mock.patch.object(schema_module, "TimeSlicedExecutor", StrawberryGraphQLCoreExecutionContext):
+    if executor is None:
         app = create_app(uncached)
+    else:
+        with mock.patch.object(schema_module, "TimeSlicedExecutor", executor):
+            app = create_app(uncached)
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://plain.test") as client:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://listing.test") as client:
             yield client
     finally:
         await app.state.services.close()
+
+
+@pytest.fixture
+async def plain_client(settings: Settings, app_and_services: Any) -> AsyncIterator[httpx.AsyncClient]:
+    """graphql-core's own execution context."""
+    async with uncached_app(settings, executor=StrawberryGraphQLCoreExecutionContext) as client:
+        yield client
 
 
 @pytest.fixture
 async def fast_client(settings: Settings, app_and_services: Any) -> AsyncIterator[httpx.AsyncClient]:
-    """Quiver's executor with the listing cache off: every page executed."""
-    app = create_app(settings.model_copy(update={"listing_cache_mb": 0}))
-    try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://fast.test") as client:
-            yield client
-    finally:
-        await app.state.services.close()
+    """Quiver's executor."""
+    async with uncached_app(settings) as client:
+        yield client
 
 
 async def mixed_catalog(session_factory: SessionFactory) -> dict[str, str]:
