@@ -105,8 +105,9 @@ def _quiver_command() -> list[str]:
     return [sys.executable, "-c", "import sys; from app.cli import main; sys.exit(main())"]
 
 
-def start_server(bus: str, directory: Path, redis_url: str | None) -> Server:
-    """``quiver serve`` on a free port with its own SQLite file; QUIVER_* from this env dropped."""
+def start_server(bus: str, directory: Path, redis_url: str | None, settings: dict[str, str] | None = None) -> Server:
+    """``quiver serve`` on a free port with its own SQLite file; QUIVER_* from this env dropped
+    (``settings``: QUIVER_* variables of its own)."""
     port = free_port()
     admin_key = f"qk_bench_{secrets.token_hex(16)}"
     environment = {key: value for key, value in os.environ.items() if not key.startswith("QUIVER_")}
@@ -120,6 +121,7 @@ def start_server(bus: str, directory: Path, redis_url: str | None) -> Server:
     )
     if redis_url:
         environment["QUIVER_REDIS_URL"] = redis_url
+    environment.update(settings or {})
     log_path = directory / f"serve-{bus}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
