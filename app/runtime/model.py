@@ -8,6 +8,16 @@ JSON body (``model``, ``messages``, ``tools`` when there are any, ``stream`` and
 ``stream_options`` when streaming), ``Authorization: Bearer``, the same timeout (each of
 connect, write, read and pool), redirects followed, no retries of its own.
 
+A non-streamed call to a plain ``http://`` endpoint (a model server or gateway inside the
+deployment) takes the gateway's lean HTTP/1.1 client instead of httpx
+(``app.gateway.executors.plain_http``: one write per request, the answer parsed by
+httptools, an idle connection one ``list.pop``): httpx's request and response models and
+its pool were about three quarters of the runtime's CPU per model call beyond the socket
+itself (bench/agent_overhead.py). The same body and headers go out; the whole call is
+bounded by the timeout; a redirect is followed by sending the request again the httpx
+way; an endpoint reached through a proxy (``HTTP_PROXY`` and the like), ``https``, or a
+key that cannot be a header value keep httpx.
+
 Errors, as before: a time-out is ``MODEL_TIMEOUT``; an HTTP error status is
 ``MODEL_ERROR`` (its body in the detail), retryable for 5xx and 429; an unreachable
 endpoint is ``MODEL_ERROR``; a reply that is not JSON, has no choices, no message, or
@@ -18,8 +28,10 @@ carrying it when streaming).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +39,15 @@ from typing import Any
 import httpx
 
 from app import jsoncodec
+from app.gateway.executors.plain_http import (
+    NotPlainError,
+    Origin,
+    PlainHttpPool,
+    ProtocolError,
+    ResponseTooLargeError,
+    encode_headers,
+    plain_origin,
+)
 from app.scheduling import waiting_outside
 
 MODEL_TIMEOUT = "MODEL_TIMEOUT"
@@ -37,6 +58,9 @@ MODEL_BAD_RESPONSE = "MODEL_BAD_RESPONSE"
 CONNECTION_LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100)
 #: What an error's detail keeps of the endpoint's answer.
 DETAIL_CHARS = 500
+#: A reply is read whatever its size, as httpx reads it.
+MAX_REPLY_BYTES = sys.maxsize
+USER_AGENT = "quiver-runtime"
 
 
 @dataclass
@@ -78,22 +102,33 @@ class ModelClient:
         api_key: str | None,
         timeout_s: float,
         transport: httpx.AsyncBaseTransport | None = None,
+        plain_http: bool = True,
     ) -> None:
         self._url = base_url.rstrip("/") + "/chat/completions"
+        self._timeout_s = timeout_s
+        headers = {
+            "Authorization": f"Bearer {api_key or 'not-needed'}",
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+        }
         self._client = httpx.AsyncClient(
             timeout=httpx.Timeout(timeout_s),
             limits=CONNECTION_LIMITS,
             follow_redirects=True,
             transport=transport,
-            headers={
-                "Authorization": f"Bearer {api_key or 'not-needed'}",
-                "Accept": "application/json",
-                "Content-Type": "application/json",
-                "User-Agent": "quiver-runtime",
-            },
+            headers={**headers, "User-Agent": USER_AGENT},
         )
+        #: The lean way for non-streamed calls (see the module docstring), when this endpoint can take it.
+        self._plain: tuple[PlainHttpPool, Origin, bytes] | None = None
+        origin = plain_origin(self._url) if plain_http and transport is None else None
+        # httpx's own transport for the URL, not a proxy's (from the environment).
+        if origin is not None and self._client._transport_for_url(httpx.URL(self._url)) is self._client._transport:
+            with contextlib.suppress(NotPlainError):
+                self._plain = (PlainHttpPool(None, user_agent=USER_AGENT.encode()), origin, encode_headers(headers))
 
     async def close(self) -> None:
+        if self._plain is not None:
+            await self._plain[0].aclose()
         await self._client.aclose()
 
     async def complete(
@@ -126,11 +161,15 @@ class ModelClient:
         try:
             if on_delta is not None:
                 return await self._stream(content, on_delta)
-            response = await self._client.post(self._url, content=content)
-            if response.status_code >= 400:
-                raise _status_error(response.status_code, response.text)
+            answer = await self._post_plain(content) if self._plain is not None else None
+            if answer is None:
+                response = await self._client.post(self._url, content=content)
+                answer = (response.status_code, response.content, response.text)
+            status, body, text = answer
+            if status >= 400:
+                raise _status_error(status, text)
             try:
-                data = jsoncodec.loads(response.content)
+                data = jsoncodec.loads(body)
             except ValueError as error:
                 raise ModelError(
                     MODEL_BAD_RESPONSE, "The model sent a malformed reply.", str(error)[:DETAIL_CHARS], retryable=True
@@ -143,6 +182,22 @@ class ModelClient:
                 MODEL_ERROR, "The model endpoint could not be reached.", _transport_detail(error), retryable=True
             ) from None
         return _parse(data)
+
+    async def _post_plain(self, content: bytes) -> tuple[int, bytes, str] | None:
+        """(status, body, its text) the lean way; None for a redirect (then the httpx way follows it)."""
+        assert self._plain is not None
+        pool, origin, head_lines = self._plain
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                status, body, _ = await pool.post(origin, head_lines, content, max_bytes=MAX_REPLY_BYTES)
+        except TimeoutError:
+            raise ModelError(MODEL_TIMEOUT, "The model did not answer in time.", retryable=True) from None
+        except (OSError, ProtocolError, ResponseTooLargeError) as error:
+            detail = (str(error) or type(error).__name__)[:DETAIL_CHARS]
+            raise ModelError(MODEL_ERROR, "The model endpoint could not be reached.", detail, retryable=True) from None
+        if 300 <= status < 400:
+            return None
+        return status, body, body.decode("utf-8", "replace")
 
     async def _stream(self, content: bytes, on_delta: DeltaCallback) -> ModelReply:
         text: list[str] = []

@@ -169,12 +169,20 @@ class _Connection:
 
 
 class PlainHttpPool:
-    """See the module docstring. One per process, shared by every CUSTOM call."""
+    """See the module docstring. One per process shared by every CUSTOM call; the runtime's
+    model client has its own (app.runtime.model)."""
 
     def __init__(
-        self, egress: EgressPolicy, *, max_connections: int = MAX_CONNECTIONS, max_idle: int = MAX_IDLE_PER_ORIGIN
+        self,
+        egress: EgressPolicy | None,
+        *,
+        max_connections: int = MAX_CONNECTIONS,
+        max_idle: int = MAX_IDLE_PER_ORIGIN,
+        user_agent: bytes = USER_AGENT,
     ) -> None:
+        #: None: no egress check (an endpoint the operator configured, such as the model's).
         self.egress = egress
+        self.user_agent = user_agent
         self.max_idle = max_idle
         self.max_connections = max_connections
         self._idle: dict[tuple[str, int], list[_Connection]] = {}
@@ -188,7 +196,7 @@ class PlainHttpPool:
         request = b"POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\n%sContent-Length: %d\r\n\r\n%s" % (
             origin.target,
             origin.host_header,
-            USER_AGENT,
+            self.user_agent,
             head_lines,
             len(body),
             body,
@@ -229,6 +237,8 @@ class PlainHttpPool:
             reader, writer = await asyncio.open_connection(address, origin.port, limit=READ_CHUNK)
             return _Connection(reader, writer)
 
+        if self.egress is None:
+            return await connect(origin.host)
         return await connect_checked(self.egress, origin.host, origin.port, connect, (OSError,))
 
     def _release(self, key: tuple[str, int], connection: _Connection) -> None:

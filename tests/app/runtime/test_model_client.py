@@ -1,11 +1,14 @@
 """The runtime's own chat-completions client: the openai SDK's wire format and error mapping,
-on an httpx MockTransport (the agent-loop tests run it against a real HTTP server)."""
+on an httpx MockTransport (the agent-loop tests run it against a real HTTP server); and the
+lean way for plain http:// endpoints, against a real endpoint on loopback: the same request
+and reading as the httpx way, retries, time-out, redirects, and when httpx is kept."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -18,6 +21,7 @@ from app.runtime.model import (
     ModelClient,
     ModelError,
 )
+from tests.support.threaded_server import serve_in_thread
 
 Handler = Callable[[httpx.Request], httpx.Response]
 MESSAGES = [
@@ -314,3 +318,150 @@ async def test_a_streamed_error_status_is_model_error() -> None:
 
     assert (raised.value.code, raised.value.retryable) == (MODEL_ERROR, False)
     assert "bad key" in (raised.value.detail or "")
+
+
+# ---------------------------------------------------------------- the lean way (plain http://)
+
+
+class WireServer:
+    """A real endpoint on loopback: records each request's headers and body; answers from ``replies``
+    (status, JSON body, extra headers, seconds to wait first)."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict[str, str], bytes]] = []
+        self.replies: list[tuple[int, Any, dict[str, str], float]] = []
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        more = True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        reply: tuple[int, Any, dict[str, str], float] = (200, {}, {}, 0.0)
+        if scope["path"] != "/ready":
+            headers_in = {name.decode().lower(): value.decode() for name, value in scope["headers"]}
+            self.requests.append((scope["path"], headers_in, body))
+            reply = self.replies.pop(0)
+        status, payload, headers, delay = reply
+        if delay:
+            await asyncio.sleep(delay)
+        data = json.dumps(payload).encode()
+        raw = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+        raw += [(name.encode(), value.encode()) for name, value in headers.items()]
+        await send({"type": "http.response.start", "status": status, "headers": raw})
+        await send({"type": "http.response.body", "body": data})
+
+
+@pytest.fixture(scope="module")
+def wire() -> Iterator[tuple[WireServer, str]]:
+    server = WireServer()
+    with serve_in_thread(server, "/ready", name="model wire server") as port:
+        yield server, f"http://127.0.0.1:{port}/v1"
+
+
+@pytest.fixture
+def endpoint(wire: tuple[WireServer, str]) -> tuple[WireServer, str]:
+    server, base_url = wire
+    server.requests.clear()
+    server.replies.clear()
+    return server, base_url
+
+
+def on_the_lean_way(client: ModelClient) -> bool:
+    return client._plain is not None
+
+
+async def test_a_plain_http_endpoint_gets_the_same_request_and_the_reply_is_read_alike(
+    endpoint: tuple[WireServer, str],
+) -> None:
+    server, base_url = endpoint
+    reply = completion(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"q": 1}'}}],
+        }
+    )
+    server.replies += [(200, reply, {}, 0.0), (200, reply, {}, 0.0)]
+    lean = ModelClient(base_url=base_url, api_key="sk-wire", timeout_s=5)
+    httpx_way = ModelClient(base_url=base_url, api_key="sk-wire", timeout_s=5, plain_http=False)
+    assert on_the_lean_way(lean) and not on_the_lean_way(httpx_way)
+
+    answers = [await client.complete(model="m", messages=MESSAGES, tools=TOOLS) for client in (lean, httpx_way)]
+
+    assert answers[0] == answers[1]
+    assert [(call.name, call.arguments) for call in answers[0].tool_calls] == [("lookup", '{"q": 1}')]
+    (path, lean_headers, lean_body), (_, httpx_headers, httpx_body) = server.requests
+    assert path == "/v1/chat/completions"
+    assert json.loads(lean_body) == json.loads(httpx_body) == {"model": "m", "messages": MESSAGES, "tools": TOOLS}
+    for name in ("authorization", "content-type", "accept", "user-agent"):
+        assert lean_headers[name] == httpx_headers[name], name
+    assert lean_headers["authorization"] == "Bearer sk-wire"
+    await lean.close()
+    await httpx_way.close()
+
+
+async def test_on_the_lean_way_a_5xx_is_retried_once_and_a_4xx_is_model_error(
+    endpoint: tuple[WireServer, str],
+) -> None:
+    server, base_url = endpoint
+    server.replies += [
+        (503, {"error": {"message": "busy"}}, {}, 0.0),
+        (200, completion({"role": "assistant", "content": "second"}), {}, 0.0),
+        (400, {"error": {"message": "bad model name"}}, {}, 0.0),
+    ]
+    client = ModelClient(base_url=base_url, api_key="k", timeout_s=5)
+
+    assert (await client.complete(model="m", messages=MESSAGES, tools=[])).content == "second"
+    with pytest.raises(ModelError) as raised:
+        await client.complete(model="m", messages=MESSAGES, tools=[])
+
+    assert (raised.value.code, raised.value.retryable) == (MODEL_ERROR, False)
+    assert raised.value.detail == 'HTTP 400: {"message": "bad model name"}'
+    assert len(server.requests) == 3
+    await client.close()
+
+
+async def test_on_the_lean_way_a_slow_endpoint_is_model_timeout(endpoint: tuple[WireServer, str]) -> None:
+    server, base_url = endpoint
+    slow: tuple[int, Any, dict[str, str], float] = (200, completion({"role": "assistant", "content": "late"}), {}, 1.0)
+    server.replies += [slow, slow]
+    client = ModelClient(base_url=base_url, api_key="k", timeout_s=0.2)
+
+    with pytest.raises(ModelError) as raised:
+        await client.complete(model="m", messages=MESSAGES, tools=[])
+
+    assert raised.value.code == MODEL_TIMEOUT
+    assert len(server.requests) == 2  # retried once, as the httpx way
+    await client.close()
+
+
+async def test_on_the_lean_way_a_redirect_is_followed(endpoint: tuple[WireServer, str]) -> None:
+    server, base_url = endpoint
+    target = base_url.replace("/v1", "/moved/chat/completions")
+    server.replies += [
+        (307, {}, {"location": target}, 0.0),
+        (307, {}, {"location": target}, 0.0),
+        (200, completion({"role": "assistant", "content": "found"}), {}, 0.0),
+    ]
+    client = ModelClient(base_url=base_url, api_key="k", timeout_s=5)
+
+    answer = await client.complete(model="m", messages=MESSAGES, tools=[])
+
+    assert answer.content == "found"
+    assert [path for path, _, _ in server.requests] == ["/v1/chat/completions"] * 2 + ["/moved/chat/completions"]
+    assert len({body for _, _, body in server.requests}) == 1  # the same request each time
+    await client.close()
+
+
+def test_a_proxy_from_the_environment_or_https_keeps_httpx(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert not on_the_lean_way(ModelClient(base_url="https://api.example.com/v1", api_key="k", timeout_s=5))
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3128")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    assert not on_the_lean_way(ModelClient(base_url="http://model.internal/v1", api_key="k", timeout_s=5))
+    monkeypatch.delenv("HTTP_PROXY")
+    assert on_the_lean_way(ModelClient(base_url="http://model.internal/v1", api_key="k", timeout_s=5))
