@@ -9,13 +9,14 @@ eras: handshake sessions and 2026-07-28 single requests):
 - The principal and the endpoint go into the request's scope for the handlers, and the
   SDK's session-owner check is given both: a session opened on one endpoint with one key
   answers 404 to any other key or endpoint.
-- A 2026-07-28 request (one exchange, answered in its own request) goes through the tenant
-  admission every ``POST /graphql`` goes through (``QUIVER_TENANT_CONCURRENCY``,
-  ``schema.fairness.TenantAdmission``): while another tenant is served, a tenant's many calls
-  execute a few at a time, the rest wait in its queue (then 429, ``BUSY``). Not admitted:
-  ``subscriptions/listen`` and the handshake era's GET streams (open for as long as the client
-  listens, mostly idle), and the handshake era's POSTs, whose work runs in the session's task,
-  where waiting on an upstream could not give the tenant's place up.
+- A POST goes through the tenant admission every ``POST /graphql`` goes through
+  (``QUIVER_TENANT_CONCURRENCY``, ``schema.fairness.TenantAdmission``): while another tenant is
+  served, a tenant's many calls execute a few at a time, the rest wait in its queue (then 429,
+  ``BUSY``); a call waiting on an upstream gives its place up (``app.scheduling.waiting_outside``;
+  the SDK runs a handshake-era session's handlers in the context of the POST that carried the
+  message, so the POST's ticket is what they pause). Not admitted: GET streams and
+  ``subscriptions/listen`` (open for as long as the client listens, mostly idle: they would keep
+  the tenant counted as served, and hold everyone else to their share).
 - Sessions are bounded per key (``MAX_SESSIONS_PER_KEY``, then 429) and per replica
   (``MAX_SESSIONS``, the SDK answers 503); request bodies to ``MAX_REQUEST_BYTES`` (413).
 - It reports each handshake-era session's life to the change notifier (opened: the
@@ -162,21 +163,21 @@ class McpEndpoint:
         }
         tenant = principal.tenant
         TENANT.set(tenant)
-        if self.admission is not None and _single_exchange(scope, headers):
-            try:
-                ticket = await self.admission.enter(tenant)
-            except TenantBusyError as busy:
-                await _error(429, busy.message, {"Retry-After": "1"}, {"code": BUSY})(send)
-                return
-            # While the call waits on an upstream it gives its place up (app.scheduling.waiting_outside).
-            share = LOOP_SHARE.set(ticket)
-            try:
-                await self._route(principal, target, headers, scope, receive, send)
-            finally:
-                LOOP_SHARE.reset(share)
-                ticket.release()
+        if self.admission is None or not _admitted(scope, headers):
+            await self._route(principal, target, headers, scope, receive, send)
             return
-        await self._route(principal, target, headers, scope, receive, send)
+        try:
+            ticket = await self.admission.enter(tenant)
+        except TenantBusyError as busy:
+            await _error(429, busy.message, {"Retry-After": "1"}, {"code": BUSY})(send)
+            return
+        # While the call waits on an upstream it gives its place up (app.scheduling.waiting_outside).
+        share = LOOP_SHARE.set(ticket)
+        try:
+            await self._route(principal, target, headers, scope, receive, send)
+        finally:
+            LOOP_SHARE.reset(share)
+            ticket.release()
 
     async def _route(
         self, principal: Principal, target: Target, headers: Headers, scope: Scope, receive: Receive, send: Send
@@ -215,16 +216,10 @@ class McpEndpoint:
             self.notifier.session_closed(session_id)
 
 
-def _single_exchange(scope: Scope, headers: Headers) -> bool:
-    """A 2026-07-28 POST answered within its own request (the SDK takes a protocol version
-    outside the handshake era's as the 2026-07-28 way), other than ``subscriptions/listen``."""
-    if scope["method"] != "POST":
-        return False
-    version = headers.get(PROTOCOL_VERSION_HEADER)
-    if version is None or version in HANDSHAKE_PROTOCOL_VERSIONS:
-        return False
-    # The SDK refuses a body whose method is not the header's (HEADER_MISMATCH).
-    return headers.get(MCP_METHOD_HEADER) != "subscriptions/listen"
+def _admitted(scope: Scope, headers: Headers) -> bool:
+    """A POST other than ``subscriptions/listen`` (the SDK refuses a 2026-07-28 body whose method
+    is not its ``Mcp-Method`` header's: HEADER_MISMATCH)."""
+    return bool(scope["method"] == "POST" and headers.get(MCP_METHOD_HEADER) != "subscriptions/listen")
 
 
 def _unauthenticated(message: str) -> Callable[[Send], Awaitable[None]]:
