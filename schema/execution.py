@@ -409,6 +409,40 @@ def _object_completer(shape: _ObjectShape, complete_fields: Compiled) -> Callabl
     return complete_nullable
 
 
+#: (schema, operation, type, field nodes) → (the operation and the schema, kept alive so their ids
+#: stay their own; the compiled completion or None). The operation of a document the parser cache
+#: hands out again is the same object, so its requests share their compiled selections.
+_SHARED_COMPILED: dict[tuple[Any, ...], tuple[Any, Any, Compiled | None]] = {}
+_MAX_SHARED_COMPILED = 1_024
+#: id(operation) → (the operation, whether no selection of it or of its fragments has a directive)
+_DIRECTIVE_FREE: dict[int, tuple[Any, bool]] = {}
+
+
+def _is_directive_free(operation: Any, fragments: dict[str, Any]) -> bool:
+    """Whether nothing in the operation or its fragments makes a selection depend on the variables:
+    no directive (``@skip``, ``@include``, ``@defer``), no fragment with arguments or variables."""
+    cached = _DIRECTIVE_FREE.get(id(operation))
+    if cached is not None and cached[0] is operation:
+        return cached[1]
+    definitions = [details.definition for details in fragments.values()]
+    pending: list[SelectionSetNode] = [operation.selection_set, *(fragment.selection_set for fragment in definitions)]
+    free = not operation.directives and not any(
+        fragment.directives or getattr(fragment, "variable_definitions", None) for fragment in definitions
+    )
+    while free and pending:
+        for selection in pending.pop().selections:
+            if selection.directives or (isinstance(selection, FragmentSpreadNode) and selection.arguments):
+                free = False
+                break
+            selection_set = getattr(selection, "selection_set", None)
+            if selection_set is not None:
+                pending.append(selection_set)
+    if len(_DIRECTIVE_FREE) >= _MAX_SHARED_COMPILED:
+        _DIRECTIVE_FREE.clear()
+    _DIRECTIVE_FREE[id(operation)] = (operation, free)
+    return free
+
+
 class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -445,14 +479,34 @@ class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
     def _compiled(self, parent_type: GraphQLObjectType, grouped_field_set: Any) -> Compiled | None:
         """One function completing an object's whole selection at once; None when a field needs more.
 
-        Made once per selection set and request (cached like the plans)."""
+        Made once per selection set and request (cached like the plans), and shared by the
+        requests of one parsed document when nothing in it depends on the variables (no
+        directive anywhere: then every selection set it makes is a function of the document and
+        the schema alone)."""
         cached = self._compiled_sets.get(id(grouped_field_set))
         if cached is not None:
             return cached[1]
+        shared_key = self._shared_key(parent_type, grouped_field_set)
+        if shared_key is not None:
+            shared = _SHARED_COMPILED.get(shared_key)
+            if shared is not None and shared[0] is self.operation and shared[1] is self.schema:
+                self._compiled_sets[id(grouped_field_set)] = (grouped_field_set, shared[2])
+                return shared[2]
         self._compiled_sets[id(grouped_field_set)] = (grouped_field_set, None)  # no recursion into itself
         compiled = self._compile(parent_type, grouped_field_set)
         self._compiled_sets[id(grouped_field_set)] = (grouped_field_set, compiled)
+        if shared_key is not None:
+            if len(_SHARED_COMPILED) >= _MAX_SHARED_COMPILED:
+                _SHARED_COMPILED.clear()
+            _SHARED_COMPILED[shared_key] = (self.operation, self.schema, compiled)
         return compiled
+
+    def _shared_key(self, parent_type: GraphQLObjectType, grouped_field_set: Any) -> tuple[Any, ...] | None:
+        """What identifies a selection set across requests of one document; None when it cannot be shared."""
+        if not self._is_shortcut_allowed or not _is_directive_free(self.operation, self.fragments):
+            return None
+        nodes = tuple(id(details.node) for details_list in grouped_field_set.values() for details in details_list)
+        return (id(self.schema), id(self.operation), parent_type.name, nodes)
 
     def _compile(self, parent_type: GraphQLObjectType, grouped_field_set: Any) -> Compiled | None:
         plan = self._plan(parent_type, grouped_field_set)

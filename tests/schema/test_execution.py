@@ -7,10 +7,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import strawberry
-from strawberry.extensions import SchemaExtension
+from strawberry.extensions import ParserCache, SchemaExtension
 from strawberry.scalars import JSON
 from strawberry.types import ExecutionResult
 
+from schema import execution
 from schema.execution import FastExecutionContext, precompute
 
 
@@ -303,3 +304,39 @@ async def test_a_missing_precomputed_value_calls_the_resolver() -> None:
     assert fast.errors is None and fast.data is not None
     assert CALLS == ["best"]
     assert fast.data["items"][1]["best"] == {"id": "it_1-best", "name": "best"}
+
+
+FAST_PARSED_ONCE = strawberry.Schema(
+    query=Query, execution_context_class=FastExecutionContext, extensions=[lambda: ParserCache(maxsize=16)]
+)
+WITH_DIRECTIVE = """
+query Items($with: Boolean!) { items { id name child { id name @include(if: $with) } kids { id } } }
+"""
+
+
+async def test_requests_of_one_document_share_its_compiled_selections() -> None:
+    """A document parsed once (the parser cache) is compiled once; each request still answers
+    from its own objects."""
+    execution._SHARED_COMPILED.clear()
+    for numbers in (range(3), range(5, 9)):
+        ITEMS[:] = precomputed_items([make_item(number) for number in numbers])
+        fast, plain = await FAST_PARSED_ONCE.execute(COMPILABLE), await PLAIN.execute(COMPILABLE)
+        assert fast.errors is None and as_comparable(fast) == as_comparable(plain)
+        shared = len(execution._SHARED_COMPILED)
+        assert shared >= 2  # Item and Child, at least
+    assert len(execution._SHARED_COMPILED) == shared  # the second request compiled nothing new
+    ITEMS[:] = precomputed_items([make_item(1, must=None), make_item(2)])  # a value only the slow path completes
+    fast, plain = await FAST_PARSED_ONCE.execute(COMPILABLE), await PLAIN.execute(COMPILABLE)
+    assert fast.errors and as_comparable(fast) == as_comparable(plain)
+
+
+async def test_a_document_whose_selections_depend_on_variables_is_not_shared() -> None:
+    execution._SHARED_COMPILED.clear()
+    ITEMS[:] = [make_item(number) for number in range(3)]
+    for include in (True, False, True):
+        variables = {"with": include}
+        fast = await FAST_PARSED_ONCE.execute(WITH_DIRECTIVE, variable_values=variables)
+        plain = await PLAIN.execute(WITH_DIRECTIVE, variable_values=variables)
+        assert fast.errors is None and as_comparable(fast) == as_comparable(plain)
+        assert fast.data is not None and ("name" in fast.data["items"][0]["child"]) is include
+    assert execution._SHARED_COMPILED == {}
