@@ -170,8 +170,9 @@ class Settings(BaseSettings):
     # 4,000 characters at most; realistic ones are under 200): 4,000 characters cost the model
     # about 150 ms of CPU that other tenants' requests wait behind. 0: all of it.
     embeddings_query_chars: int = 1_000
-    # A skill request longer than this is embedded by the local model from its first and last
-    # halves of it (the ask is mostly at one end of a long message). 0: as embeddings_query_chars.
+    # A skill request longer than this is read by the local model as its first and last sentences
+    # (the ask is mostly at one end of a long message), each scored as a short request.
+    # 0: embedded from its first embeddings_query_chars, as knowledge search.
     skill_request_chars: int = 300
     knowledge_search_timeout_s: float = 4.0  # per knowledge base, below the builtin cap of 5 s
     # The prompt's knowledge block is budgeted by knowledge_context_chars (above).

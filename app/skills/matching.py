@@ -32,10 +32,10 @@ Two stages, as a dispatcher works:
    to the everyday topics, under the same model), the lexical strength, a whole hint and
    how far the nearest skill stands above the next — and gives the probability that
    anything applies at all; below the calibration's threshold for the request's script
-   (mostly Chinese or not) and length (seen whole, or cut to its two ends by the local
-   model's ``QUIVER_SKILL_REQUEST_CHARS``) nothing is returned, above it the best candidate and those within
-   ``RUNNER_UP_SHARE`` of it. Both were fitted on the tuning half of
-   ``bench/data/skills/requests.json`` (never the held-out half), once for lexical
+   (mostly Chinese or not) and length (seen whole, or, past the local model's
+   ``QUIVER_SKILL_REQUEST_CHARS``, read as its first and last sentences) nothing is
+   returned, above it the best candidate and those within ``RUNNER_UP_SHARE`` of it. Both
+   were fitted on the tuning half of ``bench/data/skills/requests.json`` (never the held-out half), once for lexical
    matching and once per embedding model, so a score means the same thing whichever
    calibrated model produced it (another model borrows the local model's calibration:
    ``GENERIC_SEMANTIC``). ``min_score`` replaces the gate with a plain cut (``0``: the raw top-k,
@@ -139,11 +139,12 @@ SEMANTIC_FILLER = re.compile(
 )
 
 
-#: A skill request longer than this is embedded from its first and last halves of it
-#: (``QUIVER_SKILL_REQUEST_CHARS``; the local model only; 0: from its first
-#: ``QUIVER_EMBEDDINGS_QUERY_CHARS``, as knowledge search). The model's cost grows with the text
-#: (1,000 characters: p95 59-87 ms of a match); the ask of a long message is mostly at its start
-#: or its end. Chosen on the tuning half's 1,000-character requests (bench/README.md).
+#: A skill request longer than this is read as its first and last sentences (:func:`ask_segments`,
+#: ``SkillMatcher._segmented``; ``QUIVER_SKILL_REQUEST_CHARS``; the local model only; 0: embedded
+#: from its first ``QUIVER_EMBEDDINGS_QUERY_CHARS``, as knowledge search). The model's cost grows
+#: with the text (1,000 characters: p95 59-87 ms of a match); the ask of a long message is mostly
+#: at its start or its end. Sentences where a text is split by :func:`request_embedding_text`
+#: (a sentence over the budget) keep its two ends.
 REQUEST_CHARS = 300
 
 
@@ -295,11 +296,10 @@ class Calibration:
     English 5.9 % false matches, Chinese 0 %), where the goal is a bound for each language.
 
     ``threshold_cut`` / ``threshold_cut_unspaced``: the same for a request the model saw cut
-    (longer than :data:`REQUEST_CHARS`, embedded from its two ends), chosen on the tuning half's
-    padded 1,000-character no-skill requests of that script and never below the short request's
-    threshold. Calibrated on short requests only, the gate let padded mixed Chinese-English
-    no-skill requests through (held-out 5 of 18): two ends of everyday chatter that mention one
-    work word stand further above the everyday background than a short request does.
+    (longer than :data:`REQUEST_CHARS`, read as its first and last sentences), chosen on the
+    tuning half's padded 1,000-character no-skill requests of that script and never below the
+    short request's threshold: a long request has two or more sentences, each a chance for
+    everyday context to look like an ask, so it needs more to pass than one short request.
     """
 
     candidate: tuple[float, ...]
@@ -1000,8 +1000,8 @@ class SkillMatcher:
         return matrix
 
     def is_cut(self, query: str) -> bool:
-        """Whether the model embeds ``query`` cut to its two ends (:func:`request_embedding_text`):
-        then the gate reads the cut thresholds of the calibration."""
+        """Whether the model reads ``query`` by its sentences (:func:`ask_segments`), as too long to
+        embed whole: then the gate reads the cut thresholds of the calibration."""
         if self.embeddings is None or self.request_chars <= 0:
             return False
         if not getattr(self.embeddings.provider, "query_chars", 0):
