@@ -460,3 +460,45 @@ class TestCanary:
     async def test_unknown_agent_is_null(self, gql: GraphQLClient, agent_id: str) -> None:
         data = await gql.execute(ROUTING, {"agentId": agent_id, "message": "hi"})
         assert data["skillRouting"] is None
+
+
+class TestLongRequestsWithTheLocalModel:
+    """``matchSkills`` with the bundled local model on a request longer than
+    ``QUIVER_SKILL_REQUEST_CHARS``: read as its first and last sentences, each match naming its part."""
+
+    @pytest.fixture(autouse=True)
+    def local_model(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from app.knowledge.embeddings import LocalEmbeddings
+        from app.skills.matching import EmbeddingCache, SkillMatcher
+        from schema.skills import schema as skills_schema
+
+        matcher = SkillMatcher(embeddings=EmbeddingCache(LocalEmbeddings()))
+        monkeypatch.setattr(skills_schema, "matcher_for", lambda settings: matcher)
+
+    async def test_a_paragraph_of_context_then_the_ask_finds_the_ask_s_skill(
+        self, gql: GraphQLClient, keys: Keys
+    ) -> None:
+        alpha = await keys.space("alpha")
+        request = (
+            "We moved the Lisbon warehouse to the new site in Setúbal last month and the team there is still "
+            "settling in. Marta Silva runs the floor now, with twelve pickers on two shifts, and the old scanners "
+            "were replaced by handhelds from Zebra. Customers in Porto have been asking about delays since the "
+            "move, and our courier changed its pick-up window to 4 pm. "
+            "Can you draft an email to the Porto customers explaining the delay and the new pick-up times?"
+        )
+        found = await match(gql, alpha.id, request)
+        assert matched_names(found)[0] == "email-draft"
+        assert "in the part 'Can you draft an email to the Porto customers" in found[0]["reason"]
+
+    async def test_a_long_everyday_request_gets_nothing(self, gql: GraphQLClient, keys: Keys) -> None:
+        alpha = await keys.space("alpha")
+        request = (
+            "My sister is visiting from Melbourne next week with her two kids, who are seven and nine, and they "
+            "have never seen snow. We live about two hours from the mountains, and the forecast says it will be "
+            "cold but clear on Saturday and Sunday. My car is small, so we would probably rent something bigger "
+            "for the trip, and the kids get carsick on winding roads. What should we pack for a day of sledding, "
+            "and are there any good spots for beginners?"
+        )
+        assert await match(gql, alpha.id, request) == []
+        raw = await match(gql, alpha.id, request, top_k=3, min_score=0.0)
+        assert raw and all("in the part" in item["reason"] for item in raw)
