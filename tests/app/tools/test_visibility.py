@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.pagination import PageRequest
 from app.spaces.models import SYSTEM_SPACE_ID
+from app.spaces.repository import SPACE_COLUMNS, spaces_by_ids
 from app.tools import repository
 from app.tools.models import ToolDefinition
 from app.tools.visibility import tool_visible_in_space
@@ -312,6 +313,7 @@ class TestRepositoryAppliesTheRule:
                             orm.has_next_page,
                             orm.has_previous_page,
                         )
+                        await assert_links_are_the_orm_links(session, orm.items)
                         if not orm.has_next_page:
                             break
                         after = orm.items[-1].tool_id
@@ -346,3 +348,24 @@ class TestSqlShape:
         for table in ("TOOL_SPACE_BINDING", "MCP_SERVER_SPACE_BINDING"):
             for occurrence in sql.split(f"FROM {table}")[:-1]:
                 assert occurrence.rstrip().endswith(("EXISTS (SELECT *", "EXISTS (SELECT 1")), sql
+
+
+async def assert_links_are_the_orm_links(session: AsyncSession, tools: list[ToolDefinition]) -> None:
+    """page_links (a listing's bindings, their spaces as plain tuples, the servers' bindings and the
+    servers) holds what the ORM reads one kind at a time."""
+    tool_ids = [tool.tool_id for tool in tools]
+    server_ids = sorted({tool.mcp_server_id for tool in tools if tool.mcp_server_id is not None})
+    links = await repository.page_links(
+        session, tool_ids, server_ids, with_spaces=True, with_server_bindings=True, with_servers=True
+    )
+    bindings = await repository.tool_bindings(session, tool_ids)
+    assert {tool_id: spaces for tool_id, spaces in links.tool_spaces.items() if spaces} == dict(bindings)
+    bound = sorted({space_id for spaces in bindings.values() for space_id in spaces})
+    columns = [column.name for column in SPACE_COLUMNS]
+    assert {space_id: [getattr(row, name) for name in columns] for space_id, row in links.spaces.items()} == {
+        space.id: [getattr(space, name) for name in columns] for space in await spaces_by_ids(session, bound)
+    }
+    assert {server_id: spaces for server_id, spaces in links.server_spaces.items() if spaces} == dict(
+        await repository.server_bindings(session, server_ids)
+    )
+    assert sorted(links.servers) == server_ids
