@@ -43,6 +43,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.db import utcnow
 from app.errors import DomainError, ForbiddenError, NotFoundError
+from app.events.bus import Subscription
 from app.ids import new_id
 from app.jsonschemas import validator_for
 from app.pipelines import contract, repository
@@ -388,10 +389,15 @@ class PipelineRunner:
             except DomainError as error:
                 raise StepFailedError(error.code, error.message) from None
             agent_run_id = started.id
-            entry.update(runId=agent_run_id, startedAt=utcnow().isoformat())
-            await self._store_steps(run_id, state)
-            await self._event(run_id, "STEP_STARTED", step=step.name, run_id=agent_run_id)
-        finished = await self._follow(run_id, step.name, agent_run_id)
+            # Listening before anything else is awaited: the step run's task was only scheduled,
+            # so its first events (MODEL_CALL …) reach this step's subscribers, not just the later ones.
+            async with self.runtime.bus.subscribe(run_topic(agent_run_id)) as subscription:
+                entry.update(runId=agent_run_id, startedAt=utcnow().isoformat())
+                await self._store_steps(run_id, state)
+                await self._event(run_id, "STEP_STARTED", step=step.name, run_id=agent_run_id)
+                finished = await self._forward(run_id, step.name, agent_run_id, subscription)
+        else:
+            finished = await self._follow(run_id, step.name, agent_run_id)
         if finished.status != SUCCEEDED:
             code = finished.error_code or finished.status
             raise StepFailedError(
@@ -412,39 +418,43 @@ class PipelineRunner:
         whenever no event came for a while: events may be lost). A run found finished in the
         database has its FINISHED event still on the way or queued: it is waited for, up to
         ``RECONCILE_S``, so that subscribers get the step run's events to the end."""
-        loop = asyncio.get_running_loop()
         async with self.runtime.bus.subscribe(run_topic(agent_run_id)) as subscription:
-            events = aiter(subscription)
-            finished: AgentRun | None = None
-            forwarded_finish = False
-            give_up_at = 0.0
-            while True:
-                if finished is None:
-                    async with self.session_factory() as session:
-                        current = await runs_repository.get_run(session, agent_run_id)
-                    assert current is not None
-                    if current.finished_at is not None:
-                        if forwarded_finish:
-                            return current
-                        finished, give_up_at = current, loop.time() + RECONCILE_S
-                wait = RECONCILE_S
-                if finished is not None:
-                    wait = give_up_at - loop.time()
-                    if wait <= 0:
-                        return finished
-                try:
-                    event = await asyncio.wait_for(anext(events), wait)
-                except TimeoutError:
-                    continue
-                except StopAsyncIteration:
-                    if finished is not None:
-                        return finished
-                    await asyncio.sleep(RECONCILE_S)
-                    continue
-                await self._event(run_id, "RUN_EVENT", step=step, run_id=agent_run_id, run_event=event)
-                forwarded_finish = event.get("kind") == "FINISHED"
-                if forwarded_finish and finished is not None:
+            return await self._forward(run_id, step, agent_run_id, subscription)
+
+    async def _forward(self, run_id: str, step: str, agent_run_id: str, subscription: Subscription) -> AgentRun:
+        """:meth:`_follow` on a subscription already open."""
+        loop = asyncio.get_running_loop()
+        events = aiter(subscription)
+        finished: AgentRun | None = None
+        forwarded_finish = False
+        give_up_at = 0.0
+        while True:
+            if finished is None:
+                async with self.session_factory() as session:
+                    current = await runs_repository.get_run(session, agent_run_id)
+                assert current is not None
+                if current.finished_at is not None:
+                    if forwarded_finish:
+                        return current
+                    finished, give_up_at = current, loop.time() + RECONCILE_S
+            wait = RECONCILE_S
+            if finished is not None:
+                wait = give_up_at - loop.time()
+                if wait <= 0:
                     return finished
+            try:
+                event = await asyncio.wait_for(anext(events), wait)
+            except TimeoutError:
+                continue
+            except StopAsyncIteration:
+                if finished is not None:
+                    return finished
+                await asyncio.sleep(RECONCILE_S)
+                continue
+            await self._event(run_id, "RUN_EVENT", step=step, run_id=agent_run_id, run_event=event)
+            forwarded_finish = event.get("kind") == "FINISHED"
+            if forwarded_finish and finished is not None:
+                return finished
 
     async def _write(self, run_id: str, **values: Any) -> None:
         async with self.session_factory() as session, session.begin():

@@ -21,7 +21,7 @@ from app.db import utcnow
 from app.ids import new_id
 from app.main import create_app
 from app.pipelines.models import PipelineRun as PipelineRunRow
-from app.pipelines.runner import pipeline_run_topic
+from app.pipelines.runner import PipelineRunner, pipeline_run_topic
 from app.principal import Role
 from tests.conftest import GraphQLClient, Keys
 from tests.schema.runtime import RuntimeApp, create_agent, create_skill, messages_of, runtime_app, runtime_settings
@@ -577,6 +577,46 @@ class TestPipelineRunEvents:
         assert events[-1]["pipelineRun"]["output"] == {"email": "done"}
         started = [event for event in events if event["kind"] == "STEP_STARTED"]
         assert all(event["run"] is not None for event in started)
+
+    async def test_a_steps_first_run_events_arrive_however_slow_its_bookkeeping(
+        self,
+        world: World,
+        settings: Settings,
+        openai_server: OpenAIServer,
+        admin_key: str,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        # The step run starts before the pipeline stores the step and announces it: its first model
+        # call is over by then. Its events must still reach the pipeline's subscribers (they were
+        # forwarded only from a subscription opened after the store, and the first ones were lost).
+        slow_store = PipelineRunner._store_steps
+
+        async def store_slowly(self: PipelineRunner, run_id: str, state: list[dict[str, Any]]) -> None:
+            await asyncio.sleep(0.3)
+            await slow_store(self, run_id, state)
+
+        monkeypatch.setattr(PipelineRunner, "_store_steps", store_slowly)
+        pipeline = await created(world.gql, world.space_id, two_steps(world))
+        gate = threading.Event()
+        world.extract_model.push(final('{"order": "A-7"}').held_until(gate))
+        world.draft_model.push(final('{"email": "done"}'))
+
+        events = await asyncio.to_thread(
+            follow, runtime_settings(settings, openai_server), admin_key, pipeline["id"], gate
+        )
+
+        for step in ("extract", "draft"):
+            kinds = [
+                event["runEventKind"] for event in events if event["kind"] == "RUN_EVENT" and event["step"] == step
+            ]
+            assert kinds[0] == "STARTED" and "MODEL_CALL" in kinds and kinds[-1] == "FINISHED", (step, kinds)
+            started = next(
+                index for index, event in enumerate(events) if event["kind"] == "STEP_STARTED" and event["step"] == step
+            )
+            first = next(
+                index for index, event in enumerate(events) if event["kind"] == "RUN_EVENT" and event["step"] == step
+            )
+            assert started < first
 
     async def test_a_late_subscriber_learns_the_steps_already_run_once_each(
         self, world: World, settings: Settings, openai_server: OpenAIServer, admin_key: str
