@@ -156,6 +156,10 @@ class RunDriver:
         self.stages: list[trace.Stage] = []
         #: A store of the state still under way (see _store_in_background).
         self._pending_store: asyncio.Future[None] | None = None
+        #: The last step stored in the background: its snapshot, its task and the write before it.
+        self._pending_step: tuple[Snapshot, asyncio.Future[None], asyncio.Future[None] | None] | None = None
+        #: The step store the finish overtook (RunWriter.overtakes): its stages went with the finish.
+        self._overtaken: Snapshot | None = None
         #: The trace's scrubbed copy of each message sent so far (a conversation only grows).
         self._scrubbed = trace.ScrubbedMessages()
         #: The step just planned is stored once its calls are settled (all READ, no approval).
@@ -760,10 +764,31 @@ class RunDriver:
         snapshot = self._snapshot()
 
         async def store() -> None:
-            await self._write(snapshot)
+            try:
+                await self._write(snapshot)
+            except LeaseLostError:
+                if self._overtaken is not snapshot:
+                    raise
+                # The finish came first and stored this step's stages itself: nothing was lost.
             self._export(snapshot.stages)
 
+        previous = self._pending_store
         self._in_background(store())
+        assert self._pending_store is not None
+        self._pending_step = (snapshot, self._pending_store, previous)
+
+    def _overtakable(self) -> Snapshot | None:
+        """The step store the finish may overtake rather than wait for: the last write under way,
+        a step's (whose values the finish's replace), after any write before it succeeded; and
+        a writer whose writes can overtake each other (RunWriter.overtakes)."""
+        if self._pending_step is None or not self.runtime.writer.overtakes:
+            return None
+        snapshot, task, previous = self._pending_step
+        if task is not self._pending_store or task.done():
+            return None
+        if previous is not None and not (previous.done() and not previous.cancelled() and previous.exception() is None):
+            return None
+        return snapshot
 
     def _in_background(self, write: Coroutine[Any, Any, None]) -> None:
         """Run ``write`` after any write still under way, without waiting for it; its failure
@@ -819,7 +844,14 @@ class RunDriver:
 
     async def finish(self, status: str, output: str | None, error: tuple[str, str, str | None] | None) -> None:
         run = self.run
-        await self._stored_in_background()
+        open_calls = self._open_approvals()
+        # The last step's store still under way: overtaken (its stages go with the finish, stored
+        # once whichever commits first) where the writer allows it, else waited for.
+        overtaken = None if open_calls else self._overtakable()
+        if overtaken is None:
+            await self._stored_in_background()
+        else:
+            self._pending_store, self._overtaken = None, overtaken
         now = utcnow()
         cap = self.runtime.settings.row_max_bytes
         values: dict[str, Any] = {
@@ -855,7 +887,6 @@ class RunDriver:
                 for suffix, role, content in (("a", "user", run.input), ("b", "assistant", output))
             ]
         stages, self.stages = self.stages, []
-        open_calls = self._open_approvals()
 
         rows = repository.stage_rows(run.id, stages, cap)
         owner = self.runtime.replica_id
@@ -864,6 +895,12 @@ class RunDriver:
                 if not await write_with(session, run.id, owner, values, stages=rows, turns=turns):
                     raise LeaseLostError(run.id)
                 await self._close_open_approvals(session, open_calls, now)
+        elif overtaken is not None:
+            also = repository.stage_rows(run.id, overtaken.stages, cap)
+            if not await self.runtime.writer.write(
+                run.id, owner, values, stages=[*also, *rows], turns=turns, overtaking=True
+            ):
+                raise LeaseLostError(run.id)
         elif not await self.runtime.writer.write(run.id, owner, values, stages=rows, turns=turns):
             raise LeaseLostError(run.id)
         # The detached row, as stored: the caller answers with it without reading it back.

@@ -94,7 +94,9 @@ class _PostgresWrite:
     parameter per column (so the statement, and asyncpg's prepared statement, is the same
     whatever the number of rows). Answers how many runs it updated (1 or 0)."""
 
-    def __init__(self, keys: Sequence[str], tables: Sequence[Table], dialect: Dialect) -> None:
+    def __init__(
+        self, keys: Sequence[str], tables: Sequence[Table], dialect: Dialect, *, skip_existing: bool = False
+    ) -> None:
         update = _Compiled(_guarded_update(keys).returning(_RUNS.c.id), dialect)
         self._update = update
         count = len(update.steps)
@@ -121,7 +123,8 @@ class _PostgresWrite:
             parts.append(
                 f", {table.name} AS (INSERT INTO {quote(table.name)} ({', '.join(names)}) "
                 f"SELECT {', '.join(selected)} FROM unnest({', '.join(arrays)}) AS r({', '.join(names)}) "
-                "WHERE EXISTS (SELECT 1 FROM run))"
+                "WHERE EXISTS (SELECT 1 FROM run)" + (" ON CONFLICT (id) DO NOTHING)" if skip_existing else ")")
+                # Rows another write of the run may have stored already (see RunWriter.write).
             )
             self._tables.append((table.name, columns))
         parts.append(" SELECT count(*) FROM run")
@@ -156,7 +159,7 @@ class RunWriter:
         self.engine = engine
         self._on_driver = engine.dialect.name == "sqlite"
         self._on_postgres = engine.dialect.name == "postgresql" and engine.dialect.driver == "asyncpg"
-        self._postgres_writes: dict[tuple[tuple[str, ...], bool, bool], _PostgresWrite] = {}
+        self._postgres_writes: dict[tuple[tuple[str, ...], bool, bool, bool], _PostgresWrite] = {}
         self._postgres_create: tuple[str, _Compiled, _Compiled] | None = None
         self._lock = asyncio.Lock()
         self._connection: AsyncConnection | None = None
@@ -197,6 +200,13 @@ class RunWriter:
             compiled = self._inserts[name] = _Compiled(build(), self.engine.dialect)
         return compiled
 
+    @property
+    def overtakes(self) -> bool:
+        """Whether a write may be sent while an earlier write of the same run is still under way
+        (``write(..., overtaking=True)``): on PostgreSQL, where each is one statement and the
+        run's row lock orders them on the server. Elsewhere a write waits for the earlier one."""
+        return self._on_postgres
+
     async def write(
         self,
         run_id: str,
@@ -205,11 +215,20 @@ class RunWriter:
         *,
         stages: Sequence[dict[str, Any]] = (),
         turns: Sequence[dict[str, Any]] = (),
+        overtaking: bool = False,
     ) -> bool:
         """Write ``values`` on the run, and add its stages and turns, if this replica still owns
-        it and it is RUNNING; False (nothing written) when it does not."""
+        it and it is RUNNING; False (nothing written) when it does not.
+
+        ``overtaking`` (only where :attr:`overtakes`): sent while an earlier write of the run,
+        whose stages ``stages`` repeats, may still be under way; stages already stored by it are
+        left as they are. Whichever commits first, the stages are stored once: the earlier write
+        first, and this one skips them; this one first, and the earlier one, finding the run no
+        longer RUNNING, writes nothing."""
         if self._on_postgres:
-            return await self._write_on_postgres(run_id, owner_id, values, stages, turns)
+            return await self._write_on_postgres(run_id, owner_id, values, stages, turns, overtaking)
+        if overtaking:
+            raise ValueError("only a PostgreSQL write may overtake another")
         if not self._on_driver or self._closed:
             async with self.engine.begin() as connection:
                 return await write_with(connection, run_id, owner_id, values, stages=stages, turns=turns)
@@ -284,13 +303,16 @@ class RunWriter:
         values: dict[str, Any],
         stages: Sequence[dict[str, Any]],
         turns: Sequence[dict[str, Any]],
+        overtaking: bool,
     ) -> bool:
         keys = tuple(sorted(values))
-        shape = (keys, bool(stages), bool(turns))
+        shape = (keys, bool(stages), bool(turns), overtaking)
         statement = self._postgres_writes.get(shape)
         if statement is None:
             tables = [table for table, rows in ((_STAGES, stages), (_TURNS, turns)) if rows]
-            statement = self._postgres_writes[shape] = _PostgresWrite(keys, tables, self.engine.dialect)
+            statement = self._postgres_writes[shape] = _PostgresWrite(
+                keys, tables, self.engine.dialect, skip_existing=overtaking
+            )
         parameters = {f"v_{key}": value for key, value in values.items()}
         parameters.update(w_id=run_id, w_owner=owner_id, w_status=RUNNING)
         arguments = statement.parameters(parameters, {_STAGES.name: stages, _TURNS.name: turns})
