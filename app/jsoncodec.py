@@ -32,16 +32,63 @@ def dumps(value: Any) -> str:
     return dumps_bytes(value).decode()
 
 
-def loads(text: str | bytes) -> Any:
+def may_hold_long_integer(text: str | bytes) -> bool:
+    """Whether ``text`` may hold an integer orjson would read as a float (``json`` as an int)."""
     if len(text) < 19:
-        has_long_digits = False  # too short to hold one (a listing's tags and roles, mostly)
-    elif isinstance(text, bytes):
-        has_long_digits = _LONG_DIGITS.search(text) is not None
-    else:
-        has_long_digits = _LONG_DIGITS_TEXT.search(text) is not None
-    if not has_long_digits:
+        return False  # too short to hold one (a listing's tags and roles, mostly)
+    if isinstance(text, bytes):
+        return _LONG_DIGITS.search(text) is not None
+    return _LONG_DIGITS_TEXT.search(text) is not None
+
+
+def loads(text: str | bytes) -> Any:
+    if not may_hold_long_integer(text):
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
             pass  # NaN, Infinity: the standard library reads them (or raises its own error)
     return json.loads(text)
+
+
+# A ``\uD800``-``\uDFFF`` escape: half of a UTF-16 pair, which JSON allows alone but Unicode does not.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class NotUnicodeError(json.JSONDecodeError):
+    """The text is JSON but not Unicode: bytes that are not UTF-8, or a lone surrogate escape."""
+
+
+def loads_unicode(text: str | bytes) -> Any:
+    """``json.loads(text)`` (what Strawberry reads a request with), refusing what is not Unicode
+    text with :class:`NotUnicodeError`, a ``json.JSONDecodeError``: bytes that are not UTF-8
+    (``json.loads`` raised UnicodeDecodeError, a server fault) and strings holding a lone
+    surrogate (``"\\ud800"``: accepted by ``json.loads``, then refused by every database
+    driver and encoder it reaches, a failed call with no call-log row)."""
+    try:
+        value = json.loads(text)
+    except UnicodeDecodeError as error:
+        raise NotUnicodeError(f"The body is not UTF-8 text ({error.reason} at byte {error.start}).", "", 0) from None
+    if isinstance(text, bytes):
+        suspect = _SURROGATE_ESCAPE.search(text) is not None
+    else:
+        suspect = _SURROGATE_ESCAPE_TEXT.search(text) is not None or _SURROGATE.search(text) is not None
+    if suspect and _holds_lone_surrogate(value):
+        raise NotUnicodeError("A string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF without its pair).", "", 0)
+    return value
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item) is not None:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False

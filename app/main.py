@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 import strawberry
+from cross_web import HTTPException
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -346,6 +347,14 @@ class GraphQLPost(StrawberryASGI[Context, None]):
             context.response = response
         return context
 
+    def decode_json(self, data: str | bytes) -> object:
+        # json.loads, as Strawberry's; a body that is not Unicode text is a 400 (it was a 500 for
+        # bytes that are not UTF-8, and a failed call without its log row for a lone surrogate).
+        try:
+            return jsoncodec.loads_unicode(data)
+        except jsoncodec.NotUnicodeError as error:
+            raise HTTPException(400, error.msg) from None
+
     def encode_json(self, data: object) -> bytes:
         if type(data) is dict and len(data) == 1:
             answer = data.get("data")
@@ -404,6 +413,10 @@ class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
     shared_streams: SharedStreams
     # A tenant's WebSocket operations running on their own (not in a shared stream), bounded.
     operation_cap: OperationCap | None = None
+
+    def decode_json(self, data: str | bytes) -> object:
+        # Not Unicode text (a lone surrogate escape): a message that is not JSON, as on POST.
+        return jsoncodec.loads_unicode(data)
 
     def encode_json(self, data: object) -> str:
         if isinstance(data, Frame):

@@ -25,3 +25,31 @@ def test_reads_what_the_standard_library_wrote() -> None:
 
 def test_writes_keys_that_are_not_strings_as_the_standard_library_does() -> None:
     assert json.loads(jsoncodec.dumps({1: "one", "two": 2})) == json.loads(json.dumps({1: "one", "two": 2}))
+
+
+def test_may_hold_long_integer_flags_what_orjson_would_read_as_a_float() -> None:
+    assert jsoncodec.may_hold_long_integer(b'{"n": 123456789012345678901234567890}')
+    assert jsoncodec.may_hold_long_integer('{"n": 1234567890123456789}')
+    assert not jsoncodec.may_hold_long_integer(b'{"n": 123456789012345678}')
+
+
+def test_loads_unicode_reads_what_json_reads() -> None:
+    text = '{"a": "\\ud83d\\ude80 六", "b": "\\\\ud800", "n": 123456789012345678901234567890}'
+    assert jsoncodec.loads_unicode(text) == json.loads(text)
+    assert jsoncodec.loads_unicode(text.encode()) == json.loads(text)
+
+
+def test_loads_unicode_refuses_what_is_not_unicode_text() -> None:
+    refused: list[str | bytes] = [
+        b'{"a": "\xff\xfe"}',  # not UTF-8
+        b'{"a": "\\ud800"}',  # a high surrogate without its low half
+        b'{"\\udc00": 1}',  # a low one, as a key
+        '{"a": ["x", {"b": "\\uDBFFz"}]}',  # upper case, nested, in text
+    ]
+    for text in refused:
+        try:
+            jsoncodec.loads_unicode(text)
+        except json.JSONDecodeError as error:
+            assert isinstance(error, jsoncodec.NotUnicodeError)
+        else:
+            raise AssertionError(f"{text!r} was read")
