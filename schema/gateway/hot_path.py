@@ -524,10 +524,12 @@ class HotPathApp:
         await send({"type": "http.response.body", "body": payload})
 
     def _planned(self, body: bytes) -> tuple[Plan, Any] | None:
+        if jsoncodec.may_hold_long_integer(body):
+            return None  # orjson reads a long integer as a float, the generic path (json) as an int
         try:
             request = orjson.loads(body)
         except orjson.JSONDecodeError:
-            return None
+            return None  # and a body json reads otherwise (NaN) or refuses (not Unicode): generic
         if type(request) is not dict or not request.keys() <= _BODY_KEYS or request.get("extensions") is not None:
             return None
         query = request.get("query")
