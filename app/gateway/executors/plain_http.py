@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import sys
 import zlib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -296,13 +297,16 @@ def _decoded(payload: bytes, encoding: bytes, max_bytes: int) -> bytes:
             decoder = zlib.decompressobj()
         else:
             return payload
+        # One byte past the cap tells a body over it; never past what a C size holds (the
+        # model client reads whatever the size: sys.maxsize, where + 1 overflowed).
+        limit = min(max_bytes, sys.maxsize - 1) + 1
         try:
-            decoded = decoder.decompress(payload, max_bytes + 1)
+            decoded = decoder.decompress(payload, limit)
         except zlib.error as error:
             if coding != b"deflate":
                 raise ProtocolError(f"undecodable {coding.decode()} body: {error}") from None
             try:  # raw deflate, without the zlib header (as httpx reads it too)
-                decoded = zlib.decompressobj(-zlib.MAX_WBITS).decompress(payload, max_bytes + 1)
+                decoded = zlib.decompressobj(-zlib.MAX_WBITS).decompress(payload, limit)
             except zlib.error as raw_error:
                 raise ProtocolError(f"undecodable deflate body: {raw_error}") from None
         if len(decoded) > max_bytes:

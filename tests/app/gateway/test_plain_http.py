@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import sys
+import zlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
@@ -219,6 +221,17 @@ class TestLimits:
         assert (await post(pool, server.port))[1] == b'{"a":1}'
         with pytest.raises(ResponseTooLargeError):
             await post(pool, server.port, max_bytes=1000)
+
+    @pytest.mark.parametrize("coding", [b"gzip", b"deflate"])
+    async def test_a_compressed_answer_without_a_cap_is_decoded(self, scripted: Servers, coding: bytes) -> None:
+        # The runtime's model client reads a reply whatever its size (max_bytes=sys.maxsize);
+        # one byte past that overflowed zlib's C size: OverflowError, not a ModelError.
+        compressed = gzip.compress(b'{"a":1}') if coding == b"gzip" else zlib.compress(b'{"a":1}')
+        server = await running(scripted, lambda _: sized(compressed, b"Content-Encoding: " + coding))
+        pool = PlainHttpPool(POLICY)
+
+        assert (await post(pool, server.port, max_bytes=sys.maxsize))[1] == b'{"a":1}'
+        await pool.aclose()
 
 
 class TestWhatGoesHttpxWay:
