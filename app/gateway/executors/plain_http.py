@@ -38,6 +38,9 @@ from app.egress import EgressPolicy, connect_checked
 MAX_IDLE_PER_ORIGIN = 50
 MAX_CONNECTIONS = 200
 READ_CHUNK = 64 * 1024
+#: Bytes read before an answer's head is whole (httpx's h11 refuses a head past 16 KiB): a server
+#: sending header lines without end is refused, not read into memory until the deadline.
+MAX_HEAD_BYTES = 64 * 1024
 USER_AGENT = b"quiver"
 # A header name is a token; a value is visible characters with inner spaces or tabs (as h11 checks).
 _TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+\Z")
@@ -254,7 +257,7 @@ class PlainHttpPool:
         writer, reader = connection.writer, connection.reader
         writer.write(request)
         await writer.drain()
-        received = False
+        received = 0
         while not answer.complete:
             data = await reader.read(READ_CHUNK)
             if not data:
@@ -263,7 +266,7 @@ class PlainHttpPool:
                 raise ProtocolError(
                     "the server closed the connection " + ("mid-answer" if received else "without answering")
                 )
-            received = True
+            received += len(data)
             try:
                 answer.parser.feed_data(data)
             except httptools.HttpParserCallbackError as error:
@@ -273,6 +276,8 @@ class PlainHttpPool:
                 raise ProtocolError(str(error)) from None
             except httptools.HttpParserError as error:
                 raise ProtocolError(f"unreadable answer: {error}") from None
+            if not answer.headers_done and received > MAX_HEAD_BYTES:
+                raise ProtocolError(f"the answer's head is over {MAX_HEAD_BYTES} bytes")
         return answer
 
     async def aclose(self) -> None:

@@ -222,6 +222,28 @@ class TestLimits:
         with pytest.raises(ResponseTooLargeError):
             await post(pool, server.port, max_bytes=1000)
 
+    @pytest.mark.parametrize(
+        "head",
+        [b"X-Big: " + b"a" * 1_000_000 + b"\r\n", b"X-A: b\r\n" * 200_000, b"X-Endless: " + b"a" * 4_000_000],
+        ids=["one-long-header", "many-headers", "a-header-without-end"],
+    )
+    async def test_a_head_over_the_cap_is_a_protocol_error(self, scripted: Servers, head: bytes) -> None:
+        # As httpx refuses one (h11: "Receive buffer too long"); it was read into memory until the deadline.
+        server = await running(scripted, lambda _: b"HTTP/1.1 200 OK\r\n" + head + b"Content-Length: 2\r\n\r\n{}")
+        pool = PlainHttpPool(POLICY)
+
+        with pytest.raises(ProtocolError, match="head is over"):
+            await post(pool, server.port, max_bytes=sys.maxsize)
+        await pool.aclose()
+
+    async def test_a_head_under_the_cap_is_read(self, scripted: Servers) -> None:
+        head = b"X-Big: " + b"a" * 10_000 + b"\r\n"
+        server = await running(scripted, lambda _: b"HTTP/1.1 200 OK\r\n" + head + b"Content-Length: 2\r\n\r\n{}")
+        pool = PlainHttpPool(POLICY)
+
+        assert (await post(pool, server.port))[:2] == (200, b"{}")
+        await pool.aclose()
+
     @pytest.mark.parametrize("coding", [b"gzip", b"deflate"])
     async def test_a_compressed_answer_without_a_cap_is_decoded(self, scripted: Servers, coding: bytes) -> None:
         # The runtime's model client reads a reply whatever its size (max_bytes=sys.maxsize);
