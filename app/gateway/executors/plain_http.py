@@ -150,6 +150,8 @@ class _Answer:
     def on_message_complete(self) -> None:
         if self.headers_done:
             self.complete = True
+            # HTTP/1.0 closes after each answer unless it says keep-alive (httptools reads both ways).
+            self.close = self.close or not self.parser.should_keep_alive()
 
     @property
     def until_close(self) -> bool:

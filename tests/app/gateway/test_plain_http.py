@@ -5,6 +5,7 @@ kept, and which requests it leaves to httpx."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import json
 import sys
@@ -171,6 +172,39 @@ class TestFraming:
         assert (await post(pool, server.port))[0] == 200
         assert server.connections == 2
         assert len(server.requests) == 2  # nothing sent twice
+
+    async def test_an_http_1_0_answer_is_not_kept_unless_it_says_keep_alive(self, scripted: Servers) -> None:
+        # HTTP/1.0 closes after each answer: the connection was kept, and the next call, sent
+        # before the close reached the client, met it ("closed the connection without answering").
+        connections: list[int] = []
+
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            connections.append(1)
+            with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+                while True:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                    await reader.readexactly(int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0]))
+                    keep = b"keep" in head.split(b" ", 2)[1]  # the path says which way to answer
+                    extra = b"Connection: keep-alive\r\n" if keep else b""
+                    writer.write(b"HTTP/1.0 200 OK\r\n%sContent-Length: 2\r\n\r\n{}" % extra)
+                    await writer.drain()
+                    if not keep:
+                        await asyncio.sleep(0.5)  # closes late: the client cannot see it coming
+                        break
+            writer.close()
+
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        scripted.append(server)
+        port = server.sockets[0].getsockname()[1]
+        pool = PlainHttpPool(POLICY)
+        for path in ("close", "keep"):
+            origin = plain_origin(f"http://127.0.0.1:{port}/{path}")
+            assert origin is not None
+            connections.clear()
+            for _ in range(2):
+                assert (await pool.post(origin, b"", b"{}", max_bytes=100))[:2] == (200, b"{}")
+            assert len(connections) == (2 if path == "close" else 1), path
+        await pool.aclose()
 
     async def test_a_server_that_closes_without_answering_is_a_protocol_error(self, scripted: Servers) -> None:
         server = await running(scripted, lambda _: None)
