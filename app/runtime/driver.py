@@ -35,6 +35,7 @@ from app.runtime import repository, trace
 from app.runtime.checkpoint import Checkpoint, PlannedCall
 from app.runtime.model import ModelClient, ModelError, ModelReply, ToolCallRequest
 from app.runtime.models import AgentMessage, AgentRun, ToolCallApproval
+from app.runtime.prompt import AssembledPrompt
 from app.runtime.writer import Notification, write_with
 from app.skills.usage import record_injection
 from app.tools.models import ToolDefinition
@@ -91,6 +92,20 @@ def _retrieve(task: asyncio.Future[None]) -> None:
     """A background store's failure is raised where it is awaited; never 'never retrieved'."""
     if not task.cancelled():
         task.exception()
+
+
+def build_prompt(
+    runtime: AgentRuntime, agent: Agent, run: AgentRun, checkpoint: Checkpoint
+) -> Awaitable[AssembledPrompt]:
+    """The run's prompt: its system prompt, skills, knowledge and functions (not yet the messages)."""
+    return runtime.prompt_builder.build(
+        with_pinned_skills(agent, checkpoint.skill_pins),
+        run.input,
+        # A run without a conversation is its own canary bucket.
+        session_id=run.session_id or run.id,
+        user_profile=checkpoint.user_profile,
+        force_channel=checkpoint.force_channel,
+    )
 
 
 class LeaseLostError(Exception):
@@ -166,6 +181,8 @@ class RunDriver:
         self._store_when_settled = False
         #: The agent's pending notifications when they were read with the run's insert (else read in _begin).
         self.notifications: list[Notification] | None = None
+        #: The prompt when it was assembled while the run's row was inserted (else assembled in _begin).
+        self.prompt: asyncio.Future[AssembledPrompt] | None = None
         #: Set once ``finish`` committed: the run as stored (the caller needs no read back).
         self.finished = False
 
@@ -231,14 +248,7 @@ class RunDriver:
         """Assemble the prompt and the first messages: the run's first checkpoint."""
         assert self.agent is not None and self.checkpoint is not None
         run, agent, checkpoint = self.run, self.agent, self.checkpoint
-        prompt = await self.runtime.prompt_builder.build(
-            with_pinned_skills(agent, checkpoint.skill_pins),
-            run.input,
-            # A run without a conversation is its own canary bucket.
-            session_id=run.session_id or run.id,
-            user_profile=checkpoint.user_profile,
-            force_channel=checkpoint.force_channel,
-        )
+        prompt = await (self.prompt if self.prompt is not None else build_prompt(self.runtime, agent, run, checkpoint))
         messages: list[dict[str, Any]] = [{"role": "system", "content": prompt.system_prompt}]
         notifications: Sequence[Notification | AgentMessage] | None = self.notifications
         if run.session_id or notifications is None:

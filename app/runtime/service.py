@@ -58,10 +58,11 @@ from app.runtime.driver import (
     LeaseLostError,
     RunDriver,
     StageSink,
+    build_prompt,
 )
 from app.runtime.model import ModelClient
 from app.runtime.models import AgentMessage, AgentRun, ToolCallApproval
-from app.runtime.prompt import PromptBuilder
+from app.runtime.prompt import AssembledPrompt, PromptBuilder
 from app.runtime.writer import Notification, RunWriter
 
 logger = logging.getLogger("quiver.runtime")
@@ -314,7 +315,7 @@ class AgentRuntime:
                 "No model endpoint is configured: set QUIVER_OPENAI_BASE_URL (and QUIVER_OPENAI_API_KEY).",
                 ["input", "agentId"],
             )
-        run, is_new, notifications = await self._create_run(principal, agent, request)
+        run, is_new, notifications, prompt = await self._create_run(principal, agent, request)
         if not is_new:
             if request.run_async or run.status != RUNNING:
                 return run
@@ -324,7 +325,9 @@ class AgentRuntime:
         if request.run_async:
             self._spawn(self._drive(run.id, agent, client, fresh=True, notifications=notifications), f"run-{run.id}")
             return run
-        finished = await self._drive(run.id, agent, client, fresh=True, run=run, notifications=notifications)
+        finished = await self._drive(
+            run.id, agent, client, fresh=True, run=run, notifications=notifications, prompt=prompt
+        )
         if finished is None:
             # Waiting for approval, or taken over: as the database has it now.
             async with self.session_factory() as session:
@@ -346,9 +349,10 @@ class AgentRuntime:
 
     async def _create_run(
         self, principal: Principal, agent: Agent, request: InvokeRequest
-    ) -> tuple[AgentRun, bool, list[Notification] | None]:
+    ) -> tuple[AgentRun, bool, list[Notification] | None, asyncio.Future[AssembledPrompt] | None]:
         """The new run (and the agent's pending notifications, read with its insert), or the run
-        an earlier request with the same idempotency key started."""
+        an earlier request with the same idempotency key started. A synchronous run's prompt is
+        assembled meanwhile (it reads, never writes; the model is called after the insert)."""
         fingerprint = request.fingerprint() if request.idempotency_key else None
         checkpoint = Checkpoint(
             principal=principal,
@@ -382,14 +386,24 @@ class AgentRuntime:
         )
         if not request.idempotency_key:
             row = {column.key: getattr(run, column.key) for column in AgentRun.__table__.columns}
-            notifications = await self.writer.create(row)
+            prompt = None if request.run_async else asyncio.ensure_future(build_prompt(self, agent, run, checkpoint))
+            if prompt is not None:
+                # Raised where the run awaits it; never "never retrieved" (a run cancelled before that).
+                prompt.add_done_callback(lambda task: task.cancelled() or task.exception())
+            try:
+                notifications = await self.writer.create(row)
+            except BaseException:
+                if prompt is not None:
+                    prompt.cancel()
+                    await asyncio.gather(prompt, return_exceptions=True)
+                raise
             self._active.add(run.id)
             self._ensure_heartbeat()
-            return run, True, notifications
+            return run, True, notifications, prompt
         for _ in range(3):
             existing = await self._existing_run(agent.id, request.idempotency_key, fingerprint)
             if existing is not None:
-                return existing, False, None
+                return existing, False, None, None
             async with self.session_factory() as session:
                 session.add(run)
                 try:
@@ -400,7 +414,7 @@ class AgentRuntime:
                     continue
             self._active.add(run.id)
             self._ensure_heartbeat()
-            return run, True, None
+            return run, True, None, None
         raise DomainError(
             "CONFLICT", "The idempotency key is being used concurrently; retry.", ["input", "idempotencyKey"]
         )
@@ -480,6 +494,7 @@ class AgentRuntime:
         fresh: bool,
         run: AgentRun | None = None,
         notifications: list[Notification] | None = None,
+        prompt: asyncio.Future[AssembledPrompt] | None = None,
     ) -> AgentRun | None:
         """Drive the run (``run``: its row as just written, not read again; ``notifications``: its
         agent's, read when it was created); returns the row as finished, or None when the run did
@@ -493,6 +508,7 @@ class AgentRuntime:
             assert run is not None and run.checkpoint is not None
             driver = RunDriver(self, run, agent, client, Checkpoint.from_json(run.checkpoint))
             driver.notifications = notifications
+            driver.prompt = prompt
             await driver.drive(fresh=fresh)
             return run if driver.finished else None
         finally:

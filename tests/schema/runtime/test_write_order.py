@@ -1,8 +1,12 @@
-"""The finish of a run and the last step's store, still under way when the final answer
-comes (app/runtime/driver.py, RunWriter.overtakes): on PostgreSQL the finish does not wait
-for it — whichever commits first, every stage of the trace is stored once and the run's row
-is the finish's; elsewhere the finish waits for it. Either way the caller is answered only
-once the finish is stored."""
+"""When a run's writes happen around its model calls (app/runtime/service.py, driver.py).
+
+The run's insert: the prompt is assembled meanwhile, but the model is called only once the
+row is stored; an insert that fails answers the caller with the failure and calls no model.
+
+The finish and the last step's store, still under way when the final answer comes
+(RunWriter.overtakes): on PostgreSQL the finish does not wait for it — whichever commits
+first, every stage of the trace is stored once and the run's row is the finish's; elsewhere
+the finish waits for it. Either way the caller is answered only once the finish is stored."""
 
 from __future__ import annotations
 
@@ -16,8 +20,10 @@ import pytest
 from sqlalchemy import select
 
 from app.config import Settings
+from app.runtime.model import ModelClient
 from app.runtime.models import AgentRun as AgentRunRow
 from app.runtime.models import RunStage
+from app.runtime.prompt import PromptBuilder
 from app.runtime.writer import RunWriter
 from tests.conftest import Keys
 from tests.schema.runtime import RuntimeApp, create_agent, invoke, runtime_app
@@ -168,3 +174,59 @@ async def test_when_the_overtaken_store_commits_first_its_stages_are_not_stored_
     row, stages = await stored(quiver, answer["id"])
     assert row.status == "SUCCEEDED" and row.checkpoint is None and row.steps == 3
     assert stages["MODEL_CALL"] == 3 and stages["TOOL_CALL"] == 2
+
+
+async def test_the_prompt_is_assembled_during_the_insert_and_the_model_called_after_it(
+    run: Run, quiver: RuntimeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    order: list[str] = []
+    create, build, complete = RunWriter.create, PromptBuilder.build, ModelClient.complete
+
+    async def slow_create(self: RunWriter, row: dict[str, Any]) -> Any:
+        await asyncio.sleep(0.2)
+        created = await create(self, row)
+        order.append("run stored")
+        return created
+
+    async def building(self: PromptBuilder, *args: Any, **more: Any) -> Any:
+        order.append("prompt assembled")
+        return await build(self, *args, **more)
+
+    async def calling(self: ModelClient, **more: Any) -> Any:
+        order.append("model called")
+        return await complete(self, **more)
+
+    monkeypatch.setattr(RunWriter, "create", slow_create)
+    monkeypatch.setattr(PromptBuilder, "build", building)
+    monkeypatch.setattr(ModelClient, "complete", calling)
+
+    answer = await run.invoke()
+
+    assert answer["status"] == "SUCCEEDED" and answer["output"] == "43"
+    assert order[:3] == ["prompt assembled", "run stored", "model called"]
+    assert order.count("prompt assembled") == 1
+
+
+async def test_an_insert_that_fails_calls_no_model_and_answers_the_failure(
+    run: Run, quiver: RuntimeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def failing(self: RunWriter, row: dict[str, Any]) -> Any:
+        await asyncio.sleep(0.05)
+        raise RuntimeError("the database is gone")
+
+    monkeypatch.setattr(RunWriter, "create", failing)
+    run.model.push(final("never"))
+
+    body = await run.quiver.client(run.key).http.post(
+        "/graphql",
+        json={
+            "query": "mutation($input: InvokeAgentInput!) { invokeAgent(input: $input) { run { id } } }",
+            "variables": {"input": {"agentId": run.agent_id, "message": "Compute."}},
+        },
+        headers={"Authorization": f"Bearer {run.key}"},
+    )
+
+    answer = body.json()
+    assert answer["data"] is None
+    assert answer["errors"][0]["extensions"]["code"] == "INTERNAL_ERROR"
+    assert run.model.requests == []
