@@ -458,10 +458,10 @@ async def test_on_the_lean_way_a_redirect_is_followed(endpoint: tuple[WireServer
 
 
 def test_a_proxy_from_the_environment_or_https_keeps_httpx(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
     assert not on_the_lean_way(ModelClient(base_url="https://api.example.com/v1", api_key="k", timeout_s=5))
     monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3128")
-    monkeypatch.delenv("NO_PROXY", raising=False)
-    monkeypatch.delenv("no_proxy", raising=False)
     assert not on_the_lean_way(ModelClient(base_url="http://model.internal/v1", api_key="k", timeout_s=5))
     monkeypatch.delenv("HTTP_PROXY")
     assert on_the_lean_way(ModelClient(base_url="http://model.internal/v1", api_key="k", timeout_s=5))
