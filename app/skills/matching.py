@@ -32,7 +32,8 @@ Two stages, as a dispatcher works:
    to the everyday topics, under the same model), the lexical strength, a whole hint and
    how far the nearest skill stands above the next — and gives the probability that
    anything applies at all; below the calibration's threshold for the request's script
-   (mostly Chinese or not) and length (seen whole, or, past the local model's
+   (mostly Chinese or not, and for a Chinese one its share of Latin letters) and length
+   (seen whole, or, past the local model's
    ``QUIVER_SKILL_REQUEST_CHARS``, read as its first and last sentences) nothing is
    returned, above it the best candidate and those within ``RUNNER_UP_SHARE`` of it. Both
    were fitted on the tuning half of ``bench/data/skills/requests.json`` (never the held-out half), once for lexical
@@ -303,6 +304,14 @@ class Calibration:
     tuning half's padded 1,000-character no-skill requests of that script and never below the
     short request's threshold: a long request has two or more sentences, each a chance for
     everyday context to look like an ask, so it needs more to pass than one short request.
+
+    ``mixed_slope``: a mostly Chinese request that also has Latin letters ("周末去 Tokyo 的
+    Shibuya 逛街") is held to more than the Chinese threshold, moving towards ``threshold`` (the
+    short English one) by ``mixed_slope`` times its share of Latin letters (:func:`latin_share`),
+    reaching it at ``1 / mixed_slope`` of them; 0: the Chinese threshold whatever the letters.
+    Chosen on the tuning half's 83 mixed no-skill requests (bench/README.md): everyday requests
+    that name a place, a product or a game in English passed the Chinese cut more often (4 of 83
+    short, 6 of 83 padded to 1,000 characters) than Chinese ones (0 of 48 each).
     """
 
     candidate: tuple[float, ...]
@@ -313,13 +322,17 @@ class Calibration:
     #: None: the short request's threshold of the same script.
     threshold_cut: float | None = None
     threshold_cut_unspaced: float | None = None
+    mixed_slope: float = 0.0
 
-    def threshold_for(self, unspaced: bool, cut: bool = False) -> float:
+    def threshold_for(self, unspaced: bool, cut: bool = False, latin: float = 0.0) -> float:
+        """The gate's threshold for a request of that script (``unspaced``: mostly Chinese), length
+        (``cut``) and share of Latin letters (``latin``, :func:`latin_share`)."""
         short = self.threshold_unspaced if unspaced and self.threshold_unspaced is not None else self.threshold
-        if not cut:
-            return short
         longer = self.threshold_cut_unspaced if unspaced else self.threshold_cut
-        return short if longer is None else longer
+        chosen = short if not cut or longer is None else longer
+        if not unspaced or latin <= 0.0 or self.mixed_slope <= 0.0 or chosen >= self.threshold:
+            return chosen
+        return round(min(self.threshold, chosen + self.mixed_slope * latin * (self.threshold - chosen)), 3)
 
 
 FEATURES = (
@@ -416,6 +429,12 @@ LEXICAL_CALIBRATION = Calibration(
     threshold=0.965,
     threshold_unspaced=0.726,
 )
+#: The local model's :attr:`Calibration.mixed_slope`: a mostly Chinese request half of whose letters
+#: are Latin is gated at the English threshold. Tuning half (83 mixed no-skill requests, 91 with a
+#: skill): false matches short 4 -> 3, padded to 1,000 characters 6 -> 3, recall@5 unchanged; a
+#: slope of 1: 4 -> 3 and 6 -> 4; the English cut requests' 0.978 as the ceiling cost padded mixed
+#: requests 4.9 points of recall@5. Held-out it costs mixed requests recall (bench/README.md).
+MIXED_SLOPE = 2.0
 SEMANTIC_CALIBRATIONS: dict[str, Calibration] = {
     "local:use-multilingual-v3": Calibration(
         candidate=(-3.335, -1.277, 6.986, 0.47, -2.887, 1.929, 7.111, -3.647, 14.976, -11.511, 20.279),
@@ -424,6 +443,7 @@ SEMANTIC_CALIBRATIONS: dict[str, Calibration] = {
         threshold_unspaced=0.623,
         threshold_cut=0.978,
         threshold_cut_unspaced=0.623,
+        mixed_slope=MIXED_SLOPE,
     ),
 }
 GENERIC_SEMANTIC = SEMANTIC_CALIBRATIONS["local:use-multilingual-v3"]
@@ -1212,7 +1232,13 @@ class SkillMatcher:
         if min_score is not None:
             kept = [candidate for candidate in candidates if candidate.probability >= min_score]
         else:
-            kept = gate(candidates, self.calibration, is_mostly_unspaced_request(query), self.is_cut(query))
+            kept = gate(
+                candidates,
+                self.calibration,
+                is_mostly_unspaced_request(query),
+                self.is_cut(query),
+                latin_share(query),
+            )
         return [_match_of(candidate) for candidate in kept[:top_k]]
 
 
@@ -1248,11 +1274,24 @@ def is_mostly_unspaced_request(text: str) -> bool:
     return unspaced > 0 and unspaced >= words
 
 
+def latin_share(text: str) -> float:
+    """The share of the request's letters that are of a spaced script (Latin), each character of
+    an unspaced one (Chinese) counting as a letter too: "周末去 Tokyo 玩" 5 of 9; 0 without letters."""
+    unspaced = sum(len(run) for run in UNSPACED_RUN.findall(text))
+    spaced = sum(1 for character in UNSPACED_RUN.sub(" ", text) if character.isalpha())
+    return spaced / (spaced + unspaced) if spaced + unspaced else 0.0
+
+
 def gate(
-    candidates: Sequence[Candidate], calibration: Calibration, unspaced: bool = False, cut: bool = False
+    candidates: Sequence[Candidate],
+    calibration: Calibration,
+    unspaced: bool = False,
+    cut: bool = False,
+    latin: float = 0.0,
 ) -> list[Candidate]:
     """The per-request decision: nothing unless something is likely to apply (the threshold of
-    the request's script, ``unspaced`` for a mostly Chinese one, and length, ``cut`` for a
+    the request's script, ``unspaced`` for a mostly Chinese one, its share of Latin letters
+    ``latin`` (:func:`latin_share`), and length, ``cut`` for a
     request the model saw cut to its two ends); then the best candidate and
     those close to it (``RUNNER_UP_SHARE`` of its probability).
 
@@ -1263,7 +1302,7 @@ def gate(
     if not candidates:
         return []
     explicit = candidates[0].lexical.hint_coverage == 1.0
-    if not explicit and applies(candidates, calibration) < calibration.threshold_for(unspaced, cut):
+    if not explicit and applies(candidates, calibration) < calibration.threshold_for(unspaced, cut, latin):
         return []
     top = candidates[0].probability
     return [candidate for candidate in candidates if candidate.probability >= RUNNER_UP_SHARE * top]

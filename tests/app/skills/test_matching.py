@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +27,13 @@ from app.skills.matching import (
     SkillDocument,
     SkillMatcher,
     _SemanticIndex,
+    applies,
     ask_segments,
     cjk_trigrams,
     gate,
     gate_features,
     is_mostly_unspaced_request,
+    latin_share,
     one_spelling,
     request_embedding_text,
     request_terms,
@@ -351,6 +354,40 @@ class TestDecision:
         short = Calibration(calibration.candidate, calibration.gate, 0.4, 0.3)
         assert (short.threshold_for(False, True), short.threshold_for(True, True)) == (0.4, 0.3)
 
+    @pytest.mark.parametrize(
+        ("text", "share"),
+        [("周末去 Tokyo 玩", 5 / 9), ("帮我写一封邮件", 0.0), ("refund order 20431", 1.0), ("2024-03-01", 0.0)],
+    )
+    def test_the_latin_share_counts_letters_against_chinese_characters(self, text: str, share: float) -> None:
+        assert latin_share(text) == pytest.approx(share)
+
+    def test_a_chinese_request_with_latin_letters_is_gated_towards_the_english_threshold(self) -> None:
+        calibration = Calibration(
+            candidate=(0.0,) * (len(FEATURES) + 1),
+            gate=(0.0,) * 5,
+            threshold=0.8,
+            threshold_unspaced=0.4,
+            threshold_cut_unspaced=0.6,
+            mixed_slope=2.0,
+        )
+        pool = [Candidate(0, EMAIL, LexicalEvidence(), features=(0.0,) * len(FEATURES), probability=0.6)]
+        # The gate's probability is 0.5: over the Chinese cut, under it once a quarter of the letters
+        # are Latin (0.4 + 2 * 0.25 * 0.4 = 0.6); half of them reach the English threshold.
+        assert gate(pool, calibration, unspaced=True, latin=0.1) == pool
+        assert gate(pool, calibration, unspaced=True, latin=0.25) == []
+        assert [calibration.threshold_for(True, False, share) for share in (0.0, 0.1, 0.25, 0.5, 0.9)] == [
+            0.4,
+            0.48,
+            0.6,
+            0.8,
+            0.8,
+        ]
+        # A cut request moves from its own Chinese threshold; an English request is untouched.
+        assert calibration.threshold_for(True, True, 0.25) == 0.7
+        assert calibration.threshold_for(False, False, 0.9) == 0.8
+        # Without a slope (the lexical calibration) the letters change nothing.
+        assert replace(calibration, mixed_slope=0.0).threshold_for(True, False, 0.5) == 0.4
+
     async def test_the_index_is_built_once_per_catalogue(self) -> None:
         matcher = SkillMatcher()
         documents = catalogue()
@@ -580,6 +617,41 @@ class TestGateWithTheLocalModel:
         assert await matcher.match(catalogue(), request_text, top_k=5) == []
         raw = await matcher.match(catalogue(), request_text, top_k=3, min_score=0.0)
         assert len(raw) == 3 and [match.score for match in raw] == sorted((match.score for match in raw), reverse=True)
+
+    async def test_a_mixed_everyday_request_is_held_to_more_than_the_chinese_threshold(
+        self, matcher: SkillMatcher
+    ) -> None:
+        request = "想读 Sherlock Holmes\uff0c看哪个中文译本比较好\uff1f"
+        candidates = await matcher.candidates(catalogue(), request)
+        probability = applies(candidates, matcher.calibration)
+        # Over the Chinese threshold, under the one of a request half of whose letters are Latin.
+        assert (
+            matcher.calibration.threshold_for(True)
+            <= probability
+            < matcher.calibration.threshold_for(True, False, latin_share(request))
+        )
+        assert await matcher.match(catalogue(), request, top_k=5) == []
+
+    @pytest.mark.parametrize(
+        ("request_text", "skill_id"),
+        [
+            ("这个 Python function 的 unit test 帮我补一下\uff0cedge case 包括空 list 和 None。", "unit-tests"),
+            (
+                "用 kubectl describe 看到 pod 一直 Pending\uff0cnode 资源够的\uff0c为什么调度不上\uff1f",
+                "kubernetes-troubleshooting",
+            ),
+            (
+                "客户 Linda 在 Amazon 上买的 Kindle 坏了\uff0c还在 warranty 期内\uff0c帮她开个 repair claim。",
+                "warranty-claim",
+            ),
+        ],
+    )
+    async def test_a_mixed_request_with_a_right_skill_still_finds_it(
+        self, matcher: SkillMatcher, request_text: str, skill_id: str
+    ) -> None:
+        assert latin_share(request_text) >= 0.5
+        matches = await matcher.match(catalogue(), request_text, top_k=5)
+        assert matches and matches[0].skill_id == skill_id
 
     @pytest.mark.parametrize(
         ("request_text", "skill_id"),
