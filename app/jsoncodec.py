@@ -50,45 +50,56 @@ def loads(text: str | bytes) -> Any:
     return json.loads(text)
 
 
-# A ``\uD800``-``\uDFFF`` escape: half of a UTF-16 pair, which JSON allows alone but Unicode does not.
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-_SURROGATE_ESCAPE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# A ``\uD800``-``\uDFFF`` escape (half of a UTF-16 pair, which JSON allows alone but Unicode does
+# not) or ``\u0000`` (NUL, which PostgreSQL text cannot hold): the strings are then looked at.
+_SUSPECT_ESCAPE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
+_SUSPECT_ESCAPE_TEXT = re.compile(r"\\u(?:[dD][89a-fA-F]|0000)")
+_REFUSED = re.compile("[\ud800-\udfff\x00]")
 
 
 class NotUnicodeError(json.JSONDecodeError):
-    """The text is JSON but not Unicode: bytes that are not UTF-8, or a lone surrogate escape."""
+    """The text is JSON but not text Quiver takes: bytes that are not UTF-8, a lone surrogate, a NUL."""
+
+
+def may_be_refused(text: bytes) -> bool:
+    """Whether :func:`loads_unicode` may refuse ``text`` for what a string holds (orjson reads a NUL)."""
+    return _SUSPECT_ESCAPE.search(text) is not None
 
 
 def loads_unicode(text: str | bytes) -> Any:
-    """``json.loads(text)`` (what Strawberry reads a request with), refusing what is not Unicode
-    text with :class:`NotUnicodeError`, a ``json.JSONDecodeError``: bytes that are not UTF-8
+    """``json.loads(text)`` (what Strawberry reads a request with), refusing with
+    :class:`NotUnicodeError`, a ``json.JSONDecodeError``: bytes that are not UTF-8
     (``json.loads`` raised UnicodeDecodeError, a server fault) and strings holding a lone
-    surrogate (``"\\ud800"``: accepted by ``json.loads``, then refused by every database
-    driver and encoder it reaches, a failed call with no call-log row)."""
+    surrogate (``"\\ud800"``) or a NUL (``"\\u0000"``). ``json.loads`` takes both; every database
+    driver refuses the first and PostgreSQL the second, after the call ran: an internal error
+    and a lost call-log row, or an INTERNAL_ERROR for an id or a label."""
     try:
         value = json.loads(text)
     except UnicodeDecodeError as error:
         raise NotUnicodeError(f"The body is not UTF-8 text ({error.reason} at byte {error.start}).", "", 0) from None
     if isinstance(text, bytes):
-        suspect = _SURROGATE_ESCAPE.search(text) is not None
+        suspect = _SUSPECT_ESCAPE.search(text) is not None
     else:
-        suspect = _SURROGATE_ESCAPE_TEXT.search(text) is not None or _SURROGATE.search(text) is not None
-    if suspect and _holds_lone_surrogate(value):
+        suspect = _SUSPECT_ESCAPE_TEXT.search(text) is not None or _REFUSED.search(text) is not None
+    refused = _refused_character(value) if suspect else None
+    if refused == "\x00":
+        raise NotUnicodeError("A string holds U+0000 (NUL), which Quiver does not store.", "", 0)
+    if refused is not None:
         raise NotUnicodeError("A string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF without its pair).", "", 0)
     return value
 
 
-def _holds_lone_surrogate(value: Any) -> bool:
+def _refused_character(value: Any) -> str | None:
     pending = [value]
     while pending:
         item = pending.pop()
         if isinstance(item, str):
-            if _SURROGATE.search(item) is not None:
-                return True
+            found = _REFUSED.search(item)
+            if found is not None:
+                return found.group()
         elif isinstance(item, dict):
             pending.extend(item.keys())
             pending.extend(item.values())
         elif isinstance(item, list):
             pending.extend(item)
-    return False
+    return None

@@ -524,8 +524,10 @@ class HotPathApp:
         await send({"type": "http.response.body", "body": payload})
 
     def _planned(self, body: bytes) -> tuple[Plan, Any] | None:
-        if jsoncodec.may_hold_long_integer(body):
-            return None  # orjson reads a long integer as a float, the generic path (json) as an int
+        if jsoncodec.may_hold_long_integer(body) or jsoncodec.may_be_refused(body):
+            # orjson reads a long integer as a float, the generic path (json) as an int; and a
+            # NUL the generic path refuses (jsoncodec.loads_unicode): the generic path answers.
+            return None
         try:
             request = orjson.loads(body)
         except orjson.JSONDecodeError:

@@ -34,7 +34,7 @@ def test_may_hold_long_integer_flags_what_orjson_would_read_as_a_float() -> None
 
 
 def test_loads_unicode_reads_what_json_reads() -> None:
-    text = '{"a": "\\ud83d\\ude80 六", "b": "\\\\ud800", "n": 123456789012345678901234567890}'
+    text = '{"a": "\\ud83d\\ude80 六", "b": "\\\\ud800 \\\\u0000", "n": 123456789012345678901234567890}'
     assert jsoncodec.loads_unicode(text) == json.loads(text)
     assert jsoncodec.loads_unicode(text.encode()) == json.loads(text)
 
@@ -45,6 +45,8 @@ def test_loads_unicode_refuses_what_is_not_unicode_text() -> None:
         b'{"a": "\\ud800"}',  # a high surrogate without its low half
         b'{"\\udc00": 1}',  # a low one, as a key
         '{"a": ["x", {"b": "\\uDBFFz"}]}',  # upper case, nested, in text
+        b'{"a": "x\\u0000"}',  # NUL, which PostgreSQL text cannot hold
+        '{"\\u0000": 1}',
     ]
     for text in refused:
         try:

@@ -108,6 +108,11 @@ CASES: dict[str, tuple[bytes, str | None]] = {
     "a-lone-surrogate-in-the-tool-id": (called(b"{}", tool=b"bt_\\udc00"), JSON),
     "a-surrogate-pair": (called(b'{"expression": "\\ud83d\\ude80"}'), JSON),
     "not-utf8": (called(b'{"expression": "\xff\xfe"}'), JSON),
+    "a-nul-in-the-tool-id": (body(variables={"input": tool_input(toolId="bt_calc\u0000ulator")}), JSON),
+    "a-nul-in-the-space-id": (body(variables={"input": tool_input(spaceId="sp_\u0000")}), JSON),
+    "a-nul-in-the-arguments": (body(variables={"input": tool_input(arguments={"expression": "1\u0000+1"})}), JSON),
+    "a-nul-in-a-key": (body(variables={"input": tool_input(arguments={"ex\u0000": "1"})}), JSON),
+    "a-nul-in-the-idempotency-key": (body(variables={"input": tool_input(idempotencyKey="k\u0000")}), JSON),
     "a-tool-id-10k-long": (body(variables={"input": tool_input(toolId="x" * 10_000)}), JSON),
     "an-unknown-tool": (body(variables={"input": tool_input(toolId="ct_nothing_here")}), JSON),
     "batch": (json.dumps([{"query": SHORT, "variables": {"input": tool_input()}}]).encode(), JSON),
@@ -172,7 +177,20 @@ async def test_a_long_integer_keeps_its_digits_on_the_hot_path(http: httpx.Async
     assert "123456789012345678901234567890 is not of type 'string'" in error["message"]
 
 
-@pytest.mark.parametrize("case", ["not-utf8", "a-lone-surrogate", "a-lone-surrogate-in-the-tool-id"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "not-utf8",
+        "a-lone-surrogate",
+        "a-lone-surrogate-in-the-tool-id",
+        # PostgreSQL text cannot hold U+0000: an INTERNAL_ERROR and a lost call-log row there.
+        "a-nul-in-the-tool-id",
+        "a-nul-in-the-space-id",
+        "a-nul-in-the-arguments",
+        "a-nul-in-a-key",
+        "a-nul-in-the-idempotency-key",
+    ],
+)
 async def test_a_body_that_is_not_unicode_is_a_bad_request_and_calls_nothing(
     http: httpx.AsyncClient, admin_key: str, session_factory: Any, case: str
 ) -> None:

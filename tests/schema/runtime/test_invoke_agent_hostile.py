@@ -87,6 +87,7 @@ CASES: dict[str, bytes] = {
     "a-deep-profile": body(variables={"input": agent_input(userProfile=json.loads('{"a": ' * 55 + "1" + "}" * 55))}),
     "a-long-integer-in-the-profile": by_hand(b'"hi"', b', "userProfile": {"n": 123456789012345678901234567890}'),
     "a-lone-surrogate": by_hand(b'"hi \\ud800"'),
+    "a-nul": by_hand(b'"hi \\u0000"'),
     "not-utf8": by_hand(b'"hi \xff"'),
     "an-unknown-agent": body(variables={"input": agent_input(agentId="ag_nothing_here")}),
     "an-agent-id-10k-long": body(variables={"input": agent_input(agentId="ag_" + "x" * 10_000)}),
