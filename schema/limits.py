@@ -35,6 +35,7 @@ from graphql import (
     IntValueNode,
     OperationDefinitionNode,
     SelectionSetNode,
+    StringValueNode,
     ValidationRule,
     VariableNode,
     get_named_type,
@@ -506,3 +507,14 @@ def shape_limit_rule(max_depth: int, max_aliases: int) -> type[ValidationRule]:
                 self.report_error(GraphQLError(f"{total_aliases} aliases found. Allowed: {max_aliases}"))
 
     return ShapeLimit
+
+
+class NulInStrings(ValidationRule):
+    """Refuses a document whose string literals hold U+0000 (``"\\u0000"``, ``"\\u{0}"``), as a
+    request's JSON strings are refused (app.jsoncodec.loads_unicode): PostgreSQL text cannot hold
+    it, so an id or a label with one was an internal error there and an answer on SQLite."""
+
+    def enter_string_value(self, node: StringValueNode, *_: Any) -> None:
+        if "\x00" in node.value:
+            message = "A string holds U+0000 (NUL), which Quiver does not store."
+            self.report_error(GraphQLError(message, [node], extensions={"code": "BAD_REQUEST"}))

@@ -33,7 +33,14 @@ from schema.knowledge.schema import (
     KnowledgeQuery,
     KnowledgeSearchQuery,
 )
-from schema.limits import CostCache, QueryCostLimiter, TextLimits, add_text_limits, shape_limit_rule
+from schema.limits import (
+    CostCache,
+    NulInStrings,
+    QueryCostLimiter,
+    TextLimits,
+    add_text_limits,
+    shape_limit_rule,
+)
 from schema.listing_cache import ListingCache
 from schema.mcp.schema import McpMutation, McpQuery
 from schema.pipelines.schema import PipelinesMutation, PipelinesQuery, PipelinesSubscription
@@ -200,7 +207,8 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     # The limiters' rule classes, made once: each limiter instance makes a new class, and
     # the validation cache is keyed by the rules, so per-request ones would never hit it.
     limit_rules: list[type[ASTValidationRule]] = [
-        shape_limit_rule(settings.graphql_max_depth, settings.graphql_max_aliases)
+        shape_limit_rule(settings.graphql_max_depth, settings.graphql_max_aliases),
+        NulInStrings,
     ]
     add_text_limits(
         [Query, Mutation, Subscription],

@@ -113,6 +113,17 @@ CASES: dict[str, tuple[bytes, str | None]] = {
     "a-nul-in-the-arguments": (body(variables={"input": tool_input(arguments={"expression": "1\u0000+1"})}), JSON),
     "a-nul-in-a-key": (body(variables={"input": tool_input(arguments={"ex\u0000": "1"})}), JSON),
     "a-nul-in-the-idempotency-key": (body(variables={"input": tool_input(idempotencyKey="k\u0000")}), JSON),
+    "a-nul-in-a-literal": (
+        body(
+            f'mutation {{ invokeTool(input: {{spaceId: "{SYSTEM_SPACE_ID}", toolId: "bt_\\u0000", '
+            "arguments: {}}) { status } }"
+        ),
+        JSON,
+    ),
+    "a-nul-in-a-literal-with-braces": (
+        body('query { tool(id: "bt_\\u{0}") { id } node(id: "ct_\\u{00}") { id } }'),
+        JSON,
+    ),
     "a-tool-id-10k-long": (body(variables={"input": tool_input(toolId="x" * 10_000)}), JSON),
     "an-unknown-tool": (body(variables={"input": tool_input(toolId="ct_nothing_here")}), JSON),
     "batch": (json.dumps([{"query": SHORT, "variables": {"input": tool_input()}}]).encode(), JSON),
@@ -206,3 +217,16 @@ async def test_a_surrogate_pair_is_one_character(http: httpx.AsyncClient, admin_
     response = await post(http, CASES["a-surrogate-pair"][0], JSON, admin_key)
 
     assert response.json()["data"]["invokeTool"]["error"]["code"] == "PARAM_INVALID"
+
+
+@pytest.mark.parametrize("case", ["a-nul-in-a-literal", "a-nul-in-a-literal-with-braces"])
+async def test_a_nul_in_a_literal_is_a_validation_error_and_calls_nothing(
+    http: httpx.AsyncClient, admin_key: str, session_factory: Any, case: str
+) -> None:
+    response = await post(http, CASES[case][0], JSON, admin_key)
+
+    body = response.json()
+    assert (response.status_code, body["data"]) == (200, None)
+    assert {error["extensions"]["code"] for error in body["errors"]} == {"BAD_REQUEST"}
+    async with session_factory() as session:
+        assert await session.scalar(select(func.count()).select_from(ToolCall)) == 0
