@@ -205,10 +205,12 @@ class ToolGateway:
         try:
             if len(request.tool_id) > MAX_IDENTIFIER_LENGTH:
                 raise _not_available(request.tool_id[:MAX_IDENTIFIER_LENGTH])
-            if request.idempotency_key is not None and not 0 < len(request.idempotency_key) <= MAX_IDENTIFIER_LENGTH:
+            key = request.idempotency_key
+            if key is not None and (not 0 < len(key) <= MAX_IDENTIFIER_LENGTH or "\x00" in key):
+                # (PostgreSQL text cannot hold a NUL: such a key was an INTERNAL_ERROR there.)
                 raise ToolFailure(
                     PARAM_INVALID,
-                    f"Idempotency keys are 1 to {MAX_IDENTIFIER_LENGTH} characters.",
+                    f"Idempotency keys are 1 to {MAX_IDENTIFIER_LENGTH} characters, none of them NUL.",
                     "idempotencyKey",
                 )
             resolved = await self._resolve(request)
@@ -526,7 +528,9 @@ class ToolGateway:
             "latency_ms": latency_ms,
             "attempts": attempts,
             "trace_id": trace_id,
-            "idempotency_key": (request.idempotency_key or "")[:MAX_IDENTIFIER_LENGTH] or None,
+            # (A key holding a NUL, refused above, is logged as U+FFFD: PostgreSQL text cannot hold it.)
+            "idempotency_key": (request.idempotency_key or "")[:MAX_IDENTIFIER_LENGTH].replace("\x00", "\ufffd")
+            or None,
             "origin": request.origin,
             "started_at": started_at,
             "finished_at": utcnow(),

@@ -164,7 +164,10 @@ def build_server(
         offer = await offer_for(target)
         offered = offer.tools_by_name.get(params.name)
         # A name this endpoint does not offer still goes to the gateway, which refuses and logs it.
-        tool_id = offered.tool_id if offered is not None else f"unknown:{params.name[:100]}"
+        # (A NUL, which PostgreSQL text cannot hold, is logged as U+FFFD: the row was lost.)
+        tool_id = (
+            offered.tool_id if offered is not None else f"unknown:{params.name[:100].replace(chr(0), chr(0xFFFD))}"
+        )
         key = _meta_value(params.meta, META_IDEMPOTENCY_KEY)
         result = await gateway.execute(
             principal,

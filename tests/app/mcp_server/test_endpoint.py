@@ -185,6 +185,25 @@ class TestCalls:
         ]
         assert {node["origin"] for node in log["nodes"]} == {"MCP"}
 
+    async def test_a_nul_in_a_name_or_a_key_is_refused_and_logged(
+        self, mcp_server: McpServer, gql: GraphQLClient, keys: Keys
+    ) -> None:
+        # PostgreSQL text cannot hold U+0000: both were an INTERNAL_ERROR there, the row lost.
+        space = await keys.space("nul")
+        member = await keys.for_space(space.id, Role.MEMBER)
+        meta: Any = {"quiver/idempotencyKey": "k\x00"}
+        async with mcp_server.client("spaces", space.id, member) as client:
+            unknown = await client.call_tool("calc\x00ulator", {})
+            keyed = await client.call_tool("calculator", {"expression": "1"}, meta=meta)
+        for result, code in ((unknown, "TOOL_NOT_AVAILABLE"), (keyed, "PARAM_INVALID")):
+            assert result.is_error is True
+            assert text_of(result).startswith(f"{code}: ")
+        log = await call_log(gql, spaceId=space.id)
+        assert [(node["toolId"], node["error"]["code"], node["idempotencyKey"]) for node in log["nodes"]] == [
+            ("unknown:calc\ufffdulator", "TOOL_NOT_AVAILABLE", None),
+            ("bt_calculator", "PARAM_INVALID", "k\ufffd"),
+        ]
+
 
 class TestAgentEndpoint:
     async def test_activated_tools_knowledge_search_and_skills_as_prompts(
