@@ -248,8 +248,11 @@ class ChangeNotifier:
 
     async def _run(self) -> None:
         while True:
+            # Not asyncio.wait_for: on Python 3.11 it drops a cancellation that comes as the event
+            # is set, and close() would wait for this loop for ever.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), timeout=SWEEP_S)
+                async with asyncio.timeout(SWEEP_S):
+                    await self._changed.wait()
             self._changed.clear()
             await asyncio.sleep(DEBOUNCE_S)
             try:

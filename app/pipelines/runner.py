@@ -428,33 +428,46 @@ class PipelineRunner:
         finished: AgentRun | None = None
         forwarded_finish = False
         give_up_at = 0.0
-        while True:
-            if finished is None:
-                async with self.session_factory() as session:
-                    current = await runs_repository.get_run(session, agent_run_id)
-                assert current is not None
-                if current.finished_at is not None:
-                    if forwarded_finish:
-                        return current
-                    finished, give_up_at = current, loop.time() + RECONCILE_S
-            wait = RECONCILE_S
-            if finished is not None:
-                wait = give_up_at - loop.time()
-                if wait <= 0:
-                    return finished
-            try:
-                event = await asyncio.wait_for(anext(events), wait)
-            except TimeoutError:
-                continue
-            except StopAsyncIteration:
+        # The next event, waited for across the reconcile periods. Not asyncio.wait_for: on
+        # Python 3.11 it returns an event that arrived just as this task was cancelled and drops
+        # the cancellation (a shutdown then waited for this loop for ever); and its time-out
+        # cancelled the iterator mid-wait, which ended it (no event forwarded after a quiet second).
+        upcoming: asyncio.Future[Any] | None = None
+        try:
+            while True:
+                if finished is None:
+                    async with self.session_factory() as session:
+                        current = await runs_repository.get_run(session, agent_run_id)
+                    assert current is not None
+                    if current.finished_at is not None:
+                        if forwarded_finish:
+                            return current
+                        finished, give_up_at = current, loop.time() + RECONCILE_S
+                wait = RECONCILE_S
                 if finished is not None:
+                    wait = give_up_at - loop.time()
+                    if wait <= 0:
+                        return finished
+                if upcoming is None:
+                    upcoming = asyncio.ensure_future(anext(events))
+                done, _ = await asyncio.wait((upcoming,), timeout=wait)
+                if not done:
+                    continue
+                arrived, upcoming = upcoming, None
+                try:
+                    event = arrived.result()
+                except StopAsyncIteration:
+                    if finished is not None:
+                        return finished
+                    await asyncio.sleep(RECONCILE_S)
+                    continue
+                await self._event(run_id, "RUN_EVENT", step=step, run_id=agent_run_id, run_event=event)
+                forwarded_finish = event.get("kind") == "FINISHED"
+                if forwarded_finish and finished is not None:
                     return finished
-                await asyncio.sleep(RECONCILE_S)
-                continue
-            await self._event(run_id, "RUN_EVENT", step=step, run_id=agent_run_id, run_event=event)
-            forwarded_finish = event.get("kind") == "FINISHED"
-            if forwarded_finish and finished is not None:
-                return finished
+        finally:
+            if upcoming is not None:
+                upcoming.cancel()
 
     async def _write(self, run_id: str, **values: Any) -> None:
         async with self.session_factory() as session, session.begin():

@@ -77,6 +77,8 @@ TRACE_PRUNE_INTERVAL_S = 3600.0
 MAX_COMMENT_CHARS = 2000
 # A bus that does not answer in this time loses the event; the run does not wait for it.
 EVENT_PUBLISH_TIMEOUT_S = 2.0
+#: How long shutdown lets a cancelled task clean up before cancelling it again (see _cancelled).
+CLOSE_GRACE_S = 5.0
 # How long a duplicate synchronous invokeAgent waits for the first run before answering with it as it is.
 DUPLICATE_WAIT_S = 600.0
 # Longest agent id looked up (ids are far shorter): anything longer is not an agent.
@@ -150,6 +152,26 @@ class InvokeRequest:
         return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+async def _cancelled(tasks: list[asyncio.Task[Any]]) -> None:
+    """Wait for cancelled ``tasks`` to end. One still running after ``CLOSE_GRACE_S`` dropped its
+    cancellation (as Python 3.11's ``asyncio.wait_for`` does when what it awaited finished at that
+    very moment) and is cancelled again, rather than waited for for ever; one cleaning up (giving
+    its run up) has had the grace to finish first."""
+    pending = {task for task in tasks if not task.done()}
+    while pending:
+        _, pending = await asyncio.wait(pending, timeout=CLOSE_GRACE_S)
+        for task in pending:
+            logger.warning(
+                "task %s still running %.0f s after it was cancelled; cancelling it again",
+                task.get_name(),
+                CLOSE_GRACE_S,
+            )
+            task.cancel()
+    for task in tasks:
+        if not task.cancelled():
+            task.exception()  # retrieved: a task's failure on its way out was its own to log
+
+
 class AgentRuntime:
     def __init__(
         self,
@@ -211,9 +233,7 @@ class AgentRuntime:
             task.cancel()
         for task in list(self._background):
             task.cancel()
-        for task in [*self._maintenance, *heartbeat, *self._background]:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await _cancelled([*self._maintenance, *heartbeat, *self._background])
         self._maintenance = []
         self._heartbeat = None
         await self.writer.close()

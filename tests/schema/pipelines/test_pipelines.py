@@ -23,6 +23,7 @@ from app.main import create_app
 from app.pipelines.models import PipelineRun as PipelineRunRow
 from app.pipelines.runner import PipelineRunner, pipeline_run_topic
 from app.principal import Role
+from app.runtime.service import run_topic
 from tests.conftest import GraphQLClient, Keys
 from tests.schema.runtime import RuntimeApp, create_agent, create_skill, messages_of, runtime_app, runtime_settings
 from tests.schema.runtime.test_run_events import connect, post, receive_message, wait_for_subscribers
@@ -393,6 +394,10 @@ class TestRuns:
         ] is None
 
 
+#: Only how long a test waits before calling a task hung (no timing is asserted).
+HANG_GUARD_S = 10.0
+
+
 async def settled(gql: GraphQLClient, run_id: str, timeout_s: float = 30.0) -> dict[str, Any]:
     """The pipeline run once it finished (polled through the API)."""
     deadline = time.monotonic() + timeout_s
@@ -441,6 +446,40 @@ class TestTakeover:
         assert len(world.draft_model.requests) == 2
         again = await ran(world.gql, pipeline["id"], {"text": "A-7"})
         assert again["id"] != run["id"]  # no idempotency key: a new run
+
+    async def test_a_pipeline_task_cancelled_as_its_step_run_sends_an_event_ends(
+        self, world: World, settings: Settings, openai_server: OpenAIServer, admin_key: str
+    ) -> None:
+        """Shutdown cancels the task following a step run just as an event of that run arrives
+        (Python 3.11's asyncio.wait_for returned the event and dropped the cancellation: the task
+        went on following a run nobody drove, and the shutdown waited for it for ever)."""
+        pipeline = await created(world.gql, world.space_id, two_steps(world))
+        gate = threading.Event()
+        world.extract_model.push(final('{"order": "A-7"}'))
+        world.draft_model.push(final('{"email": "never"}').held_until(gate))
+        try:
+            async with runtime_app(settings, openai_server) as doomed:
+                services = doomed.app.state.services
+                started = await ran(doomed.client(admin_key), pipeline["id"], {"text": "A-7"}, **{"async": True})
+                await wait_until(lambda: len(world.draft_model.requests) == 1)
+                running = (await world.gql.execute(PIPELINE_RUN, {"id": started["id"]}))["pipelineRun"]
+                topic = run_topic(running["steps"][1]["run"]["id"])
+                assert services.bus.subscriber_count(topic) == 1
+                (task,) = [
+                    task for task in services.runtime._background if task.get_name() == f"pipeline-{started['id']}"
+                ]
+
+                await services.bus.publish(topic, {"kind": "NOTE"})  # delivered here, before any await
+                task.cancel()
+                ended, _ = await asyncio.wait([task], timeout=HANG_GUARD_S)
+
+                assert ended == {task}, "the cancelled pipeline task went on"
+                assert task.cancelled()
+        finally:
+            gate.set()
+        given_up = (await world.gql.execute(PIPELINE_RUN, {"id": started["id"]}))["pipelineRun"]
+        assert given_up["status"] == "RUNNING"  # given up, for a live replica to continue
+        assert [step["status"] for step in given_up["steps"]] == ["SUCCEEDED", "RUNNING"]
 
     async def test_a_run_that_cannot_be_continued_is_failed_interrupted(self, world: World, quiver: RuntimeApp) -> None:
         pipeline = await created(world.gql, world.space_id, two_steps(world))
