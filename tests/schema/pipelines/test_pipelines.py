@@ -20,6 +20,7 @@ from app.config import Settings
 from app.db import utcnow
 from app.ids import new_id
 from app.main import create_app
+from app.pipelines import runner as runner_module
 from app.pipelines.models import PipelineRun as PipelineRunRow
 from app.pipelines.runner import PipelineRunner, pipeline_run_topic
 from app.principal import Role
@@ -480,6 +481,37 @@ class TestTakeover:
         given_up = (await world.gql.execute(PIPELINE_RUN, {"id": started["id"]}))["pipelineRun"]
         assert given_up["status"] == "RUNNING"  # given up, for a live replica to continue
         assert [step["status"] for step in given_up["steps"]] == ["SUCCEEDED", "RUNNING"]
+
+    async def test_a_step_event_after_quiet_reconcile_periods_is_still_forwarded(
+        self, world: World, quiver: RuntimeApp, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # The step run's events were waited for with a time-out that cancelled the iterator
+        # mid-wait, which ended it: after one quiet period, no event of the step was forwarded.
+        monkeypatch.setattr(runner_module, "RECONCILE_S", 0.05)
+        bus = quiver.app.state.services.bus
+        pipeline = await created(world.gql, world.space_id, two_steps(world))
+        gate = threading.Event()
+        world.extract_model.push(final('{"order": "A-7"}'))
+        world.draft_model.push(final('{"email": "sent"}').held_until(gate))
+        try:
+            started = await ran(world.gql, pipeline["id"], {"text": "A-7"}, **{"async": True})
+            await wait_until(lambda: len(world.draft_model.requests) == 1)
+            running = (await world.gql.execute(PIPELINE_RUN, {"id": started["id"]}))["pipelineRun"]
+            step_run_id = running["steps"][1]["run"]["id"]
+            async with bus.subscribe(pipeline_run_topic(started["id"])) as subscription:
+                await asyncio.sleep(0.3)  # six quiet reconcile periods
+                await bus.publish(run_topic(step_run_id), {"kind": "NOTE"})
+                async with asyncio.timeout(HANG_GUARD_S):
+                    async for event in subscription:
+                        if event["kind"] == "RUN_EVENT" and event["run_event"]["kind"] == "NOTE":
+                            break
+                assert event["step"] == "draft"
+                assert event["run_id"] == step_run_id
+        finally:
+            gate.set()
+        run = await settled(world.gql, started["id"])
+        assert run["status"] == "SUCCEEDED", run
+        assert run["output"] == {"email": "sent"}
 
     async def test_a_run_that_cannot_be_continued_is_failed_interrupted(self, world: World, quiver: RuntimeApp) -> None:
         pipeline = await created(world.gql, world.space_id, two_steps(world))
