@@ -79,7 +79,7 @@ async def follow_run(
     not_found: str,
     read_with: str,
     reconcile_s: float,
-    replay: Callable[[Run], list[tuple[Hashable, Event]]] | None = None,
+    replay: Callable[[Run], Awaitable[list[tuple[Hashable, Event]]]] | None = None,
     replayed_key: Callable[[dict[str, Any]], Hashable] | None = None,
 ) -> AsyncGenerator[Event, None]:
     """The events of the run ``read`` finds (absent, or out of the caller's reach: NOT_FOUND).
@@ -111,7 +111,7 @@ async def follow_run(
                 return
             yield marker(STARTED, run, run.started_at)
             replayed: set[Hashable] = set()
-            for key, past in replay(run) if replay is not None else []:
+            for key, past in await replay(run) if replay is not None else []:
                 replayed.add(key)
                 yield past
             async for event in events_or_ticks(subscription, reconcile_s):

@@ -349,6 +349,8 @@ class TestApprovalAcrossRestarts:
         events = _subscribe(port_a, run_id)
         first = await anext(events)
         assert first["kind"] == "STARTED"  # replayed for a run already under way
+        replayed = await anext(events)
+        assert replayed["kind"] == "APPROVAL_REQUESTED"  # the request still open, replayed
         decided = await _graphql(port_b, APPROVE, {"input": {"toolCallId": node["id"], "comment": "go"}})
         assert decided["approveToolCall"]["userErrors"] == []
         kinds = [event["kind"] async for event in events]

@@ -149,6 +149,20 @@ async def approvals_by_ids(session: AsyncSession, tool_call_ids: Sequence[str]) 
     return list((await session.scalars(statement)).all())
 
 
+async def open_approvals_of_run(session: AsyncSession, run_id: str) -> list[ToolCallApproval]:
+    """The run's approval requests still waiting for a decision, in the order they were asked."""
+    statement = (
+        select(ToolCallApproval)
+        .where(
+            ToolCallApproval.run_id == run_id,
+            ToolCallApproval.decision.is_(None),
+            ToolCallApproval.settled_at.is_(None),
+        )
+        .order_by(ToolCallApproval.requested_at, ToolCallApproval.tool_call_id)
+    )
+    return list((await session.scalars(statement)).all())
+
+
 async def get_approval(session: AsyncSession, tool_call_id: str) -> ToolCallApproval | None:
     return await session.get(ToolCallApproval, tool_call_id, populate_existing=True)
 

@@ -238,7 +238,7 @@ class PipelinesSubscription:
             yield item
 
 
-def _steps_so_far(run: PipelineRun) -> list[tuple[Hashable, PipelineRunEvent]]:
+async def _steps_so_far(run: PipelineRun) -> list[tuple[Hashable, PipelineRunEvent]]:
     """STEP_STARTED and STEP_FINISHED of each step the run's row says started or settled: a
     subscriber who arrives once the run is under way (its id is known only then) still learns
     which steps ran. The steps' own RUN_EVENTs are live only."""

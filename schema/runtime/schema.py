@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Hashable
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -22,6 +22,8 @@ from schema.gateway.types import ToolCall
 from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection, paginate
 from schema.runtime.types import AgentRun, AgentRunEvent, PromptPreview, PromptSection
 from schema.skills.types import SkillChannel
+
+APPROVAL_REQUESTED = "APPROVAL_REQUESTED"
 
 # A subscriber looks at the run itself this often when no event came: a finish whose event was
 # lost (the bus down, the replica gone) still ends the subscription.
@@ -260,7 +262,7 @@ class RuntimeMutation:
 @strawberry.type
 class RuntimeSubscription:
     @strawberry.subscription(
-        description="Live events of one agent run, ending after FINISHED. A run that already finished yields FINISHED at once."
+        description="Live events of one agent run, ending after FINISHED: STARTED first (replayed for a run under way), then, for a run already waiting on people, APPROVAL_REQUESTED of each request still open; a run that already finished yields FINISHED at once."
     )
     async def agent_run_events(
         self,
@@ -285,6 +287,27 @@ class RuntimeSubscription:
                 step=event.get("step"),
             )
 
+        async def waiting_approvals(run: AgentRun) -> list[tuple[Hashable, AgentRunEvent]]:
+            # A run waiting on people when the subscription starts (its id is known only once it
+            # runs, and asking may come first): the requests still open, as they were published.
+            async with info.context.session() as session:
+                approvals = await runs_repository.open_approvals_of_run(session, str(run_id))
+            return [
+                (
+                    (APPROVAL_REQUESTED, approval.tool_call_id),
+                    await convert(
+                        {
+                            "kind": APPROVAL_REQUESTED,
+                            "call_id": approval.tool_call_id,
+                            "tool_id": approval.tool_id,
+                            "at": approval.requested_at.isoformat(),
+                        },
+                        run,
+                    ),
+                )
+                for approval in approvals
+            ]
+
         async for item in follow_run(
             info,
             topic=run_topic(str(run_id)),
@@ -295,5 +318,7 @@ class RuntimeSubscription:
             not_found=f"Run {str(run_id)!r} not found.",
             read_with="agentRun",
             reconcile_s=RECONCILE_S,
+            replay=waiting_approvals,
+            replayed_key=lambda event: (event["kind"], event.get("call_id")),
         ):
             yield item

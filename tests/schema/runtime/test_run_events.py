@@ -432,6 +432,71 @@ class TestApprovalAndRecoveryEvents:
         assert finished_call["status"] == "SUCCESS"
         assert events[-1]["run"]["output"] == "42"
 
+    async def test_a_subscriber_who_arrives_while_the_run_waits_learns_the_open_request(
+        self, world: World, settings: Settings, openai_server: OpenAIServer
+    ) -> None:
+        """The run asked for approval before anyone subscribed (its id is known only once it
+        runs): the subscription replays the request still open, once, and goes on live."""
+        world.model.push(tool_calls(call("calculator", {"expression": "6 * 7"})), final("42"))
+        strict = runtime_settings(settings, openai_server)
+
+        def follow() -> list[dict[str, Any]]:
+            with (
+                TestClient(create_app(strict)) as client,
+                client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws,
+            ):
+                connect(ws, world.admin_key)
+                post(
+                    client,
+                    world.admin_key,
+                    """mutation U($input: UpdateAgentInput!) { updateAgent(input: $input) { userErrors { code } } }""",
+                    {
+                        "input": {
+                            "id": world.agent_id,
+                            "toolApprovals": [{"toolId": "bt_calculator", "approval": "ALWAYS"}],
+                        }
+                    },
+                )
+                run = invoke_over_http(client, world.admin_key, world.agent_id, "6 * 7?", run_async=True)
+                for _ in range(400):
+                    status = post(
+                        client, world.admin_key, "query R($id: ID!) { agentRun(id: $id) { status } }", {"id": run["id"]}
+                    )
+                    if status["agentRun"]["status"] == "WAITING_APPROVAL":
+                        break
+                    time.sleep(0.025)
+                else:
+                    raise AssertionError("the run never waited for approval")
+                ws.send_json(
+                    {
+                        "id": "late",
+                        "type": "subscribe",
+                        "payload": {"query": RUN_EVENTS, "variables": {"runId": run["id"]}},
+                    }
+                )
+                events: list[dict[str, Any]] = []
+                for _ in range(2):
+                    message = receive_message(ws)
+                    assert message is not None and message["type"] == "next", (message, events)
+                    events.append(message["payload"]["data"]["agentRunEvents"])
+                assert [event["kind"] for event in events] == ["STARTED", "APPROVAL_REQUESTED"]
+                decided = post(
+                    client, world.admin_key, APPROVE, {"input": {"toolCallId": events[-1]["toolCall"]["id"]}}
+                )["approveToolCall"]
+                assert decided["userErrors"] == []
+                return events + events_until_complete(ws, "late")
+
+        events = await asyncio.to_thread(follow)
+
+        kinds = [event["kind"] for event in events]
+        assert kinds.count("APPROVAL_REQUESTED") == 1
+        requested = events[1]
+        assert requested["toolId"] == "bt_calculator"
+        assert requested["toolCall"]["status"] == "PENDING_APPROVAL"
+        assert requested["run"]["status"] == "WAITING_APPROVAL"
+        assert kinds[2:] == ["APPROVAL_DECIDED", "TOOL_CALL_STARTED", "TOOL_CALL_FINISHED", "MODEL_CALL", "FINISHED"]
+        assert events[-1]["run"]["output"] == "42"
+
     async def test_a_subscriber_gets_finished_even_when_the_event_never_reached_its_bus(
         self, world: World, settings: Settings, openai_server: OpenAIServer
     ) -> None:
