@@ -620,18 +620,22 @@ def follow(
             events.append(message["payload"]["data"]["pipelineRunEvents"])
 
 
+async def followed_from_the_start(
+    world: World, settings: Settings, openai_server: OpenAIServer, admin_key: str
+) -> list[dict[str, Any]]:
+    """Every event of a two-step run, subscribed before its first step's model answers."""
+    pipeline = await created(world.gql, world.space_id, two_steps(world))
+    gate = threading.Event()
+    world.extract_model.push(final('{"order": "A-7"}').held_until(gate))
+    world.draft_model.push(final('{"email": "done"}'))
+    return await asyncio.to_thread(follow, runtime_settings(settings, openai_server), admin_key, pipeline["id"], gate)
+
+
 class TestPipelineRunEvents:
     async def test_steps_and_their_runs_events_stream_in_order(
         self, world: World, settings: Settings, openai_server: OpenAIServer, admin_key: str
     ) -> None:
-        pipeline = await created(world.gql, world.space_id, two_steps(world))
-        gate = threading.Event()
-        world.extract_model.push(final('{"order": "A-7"}').held_until(gate))
-        world.draft_model.push(final('{"email": "done"}'))
-
-        events = await asyncio.to_thread(
-            follow, runtime_settings(settings, openai_server), admin_key, pipeline["id"], gate
-        )
+        events = await followed_from_the_start(world, settings, openai_server, admin_key)
 
         kinds = [(event["kind"], event["step"], event["runEventKind"]) for event in events]
         steps = [kind for kind in kinds if kind[0] in ("STEP_STARTED", "STEP_FINISHED")]
@@ -667,14 +671,7 @@ class TestPipelineRunEvents:
             await slow_store(self, run_id, state)
 
         monkeypatch.setattr(PipelineRunner, "_store_steps", store_slowly)
-        pipeline = await created(world.gql, world.space_id, two_steps(world))
-        gate = threading.Event()
-        world.extract_model.push(final('{"order": "A-7"}').held_until(gate))
-        world.draft_model.push(final('{"email": "done"}'))
-
-        events = await asyncio.to_thread(
-            follow, runtime_settings(settings, openai_server), admin_key, pipeline["id"], gate
-        )
+        events = await followed_from_the_start(world, settings, openai_server, admin_key)
 
         for step in ("extract", "draft"):
             kinds = [

@@ -370,6 +370,17 @@ APPROVE = """mutation Approve($input: ApproveToolCallInput!) { approveToolCall(i
   toolCall { id } userErrors { code } } }"""
 
 
+def invoke_needing_approval(client: TestClient, world: World) -> dict[str, Any]:
+    """The agent's calculator made to wait for approval, and the agent invoked (async) on "6 * 7?"."""
+    post(
+        client,
+        world.admin_key,
+        """mutation U($input: UpdateAgentInput!) { updateAgent(input: $input) { userErrors { code } } }""",
+        {"input": {"id": world.agent_id, "toolApprovals": [{"toolId": "bt_calculator", "approval": "ALWAYS"}]}},
+    )
+    return invoke_over_http(client, world.admin_key, world.agent_id, "6 * 7?", run_async=True)
+
+
 class TestApprovalAndRecoveryEvents:
     async def test_approval_requested_and_decided_are_streamed_with_the_call(
         self, world: World, settings: Settings, openai_server: OpenAIServer
@@ -383,18 +394,7 @@ class TestApprovalAndRecoveryEvents:
                 client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws,
             ):
                 connect(ws, world.admin_key)
-                post(
-                    client,
-                    world.admin_key,
-                    """mutation U($input: UpdateAgentInput!) { updateAgent(input: $input) { userErrors { code } } }""",
-                    {
-                        "input": {
-                            "id": world.agent_id,
-                            "toolApprovals": [{"toolId": "bt_calculator", "approval": "ALWAYS"}],
-                        }
-                    },
-                )
-                run = invoke_over_http(client, world.admin_key, world.agent_id, "6 * 7?", run_async=True)
+                run = invoke_needing_approval(client, world)
                 ws.send_json(
                     {
                         "id": "run",
@@ -446,18 +446,7 @@ class TestApprovalAndRecoveryEvents:
                 client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws,
             ):
                 connect(ws, world.admin_key)
-                post(
-                    client,
-                    world.admin_key,
-                    """mutation U($input: UpdateAgentInput!) { updateAgent(input: $input) { userErrors { code } } }""",
-                    {
-                        "input": {
-                            "id": world.agent_id,
-                            "toolApprovals": [{"toolId": "bt_calculator", "approval": "ALWAYS"}],
-                        }
-                    },
-                )
-                run = invoke_over_http(client, world.admin_key, world.agent_id, "6 * 7?", run_async=True)
+                run = invoke_needing_approval(client, world)
                 for _ in range(400):
                     status = post(
                         client, world.admin_key, "query R($id: ID!) { agentRun(id: $id) { status } }", {"id": run["id"]}
