@@ -1031,6 +1031,12 @@ class SkillMatcher:
             return False
         return len(semantic_form(query)) > self.request_chars
 
+    def _read_in_segments_lexically(self, query: str) -> bool:
+        """Without a model, a request over ``request_chars`` is read by its sentences too (its two
+        ends and any holding a whole trigger hint): scored whole, the everyday words of a long
+        message add up to evidence for some skill."""
+        return self.embeddings is None and self.request_chars > 0 and len(semantic_form(query)) > self.request_chars
+
     def _request_text(self, text: str) -> str:
         """What is embedded for a request: a provider with a query cap (the local model) gets
         its two ends (:func:`request_embedding_text`), others :func:`query_text`."""
@@ -1075,7 +1081,7 @@ class SkillMatcher:
         if not documents or not query.strip():
             return []
         catalogue = self._catalogue(documents)
-        if self.is_cut(query):
+        if self.is_cut(query) or self._read_in_segments_lexically(query):
             segmented = await self._segmented(catalogue, documents, query)
             if segmented is not None:
                 return segmented
@@ -1095,9 +1101,13 @@ class SkillMatcher:
         segments += self._hint_sentences(catalogue, query, segments)
         budget = SEGMENT_BUDGET // len(segments)
         segments = [_within(semantic_form(segment), budget) for segment in segments]
-        semantic = await self._similarities(catalogue, segments)
-        if semantic is None:
-            return None
+        semantic: Sequence[_Semantic | None] | None
+        if self.embeddings is None:
+            semantic = [None] * len(segments)
+        else:
+            semantic = await self._similarities(catalogue, segments)
+            if semantic is None:
+                return None
         merged: dict[int, Candidate] = {}
         anything = 0.0
         for segment, found in zip(segments, semantic, strict=True):

@@ -240,7 +240,8 @@ class TestSpelling:
 
 
 class TestLongRequests:
-    """A request of the longest length allowed (4,000 characters) is read whole, as a short one."""
+    """A request of the longest length allowed (4,000 characters): the lexical index reads it whole,
+    as a short one; the matcher reads one over ``QUIVER_SKILL_REQUEST_CHARS`` by its sentences."""
 
     FILLER = "请帮我看看这个订单 and check the delivery status of the parcel please. " * 60
 
@@ -272,6 +273,31 @@ class TestLongRequests:
         padded = await SkillMatcher().match(documents, "I want a refund for this purchase. " * 110, top_k=3)
         assert [match.skill_id for match in padded] == [match.skill_id for match in short]
         assert short[0].skill_id == "refund-request"
+
+    async def test_without_a_model_a_long_everyday_message_matches_nothing(self) -> None:
+        # Scored whole, the everyday words of a long message added up to some skill (57 % of the
+        # benchmark's padded no-skill requests); read by its sentences, none of them asks for one.
+        chatter = (
+            "We got back from Lisbon on Sunday and the kids are still on holiday time. "
+            "The weather was great, the hotel was fine, and Dana wants to go again next year. "
+            "My sister called about the family dinner in March and the train tickets. "
+            "Nothing urgent, just catching up on everything that happened while we were away. "
+            "Anyway, what time does the Louvre open on Tuesdays in August?"
+        )
+        matcher = SkillMatcher()
+        assert matcher.embeddings is None and len(chatter) > matcher.request_chars
+        assert await matcher.match(catalogue(), chatter, top_k=5) == []
+
+    async def test_without_a_model_the_ask_at_the_end_of_a_long_message_is_found(self) -> None:
+        context = (
+            "We got back from Lisbon on Sunday and the kids are still on holiday time. "
+            "The weather was great, the hotel was fine, and Dana wants to go again next year. "
+            "My sister called about the family dinner in March and the train tickets. "
+        )
+        ask = "Our Stripe account got a chargeback on order 20431 from Toronto, help me answer it."
+        matches = await SkillMatcher().match(catalogue(), context + ask, top_k=5)
+        assert matches and matches[0].skill_id == "chargeback-dispute"
+        assert "in the part" in matches[0].reason
 
 
 class TestDecision:
