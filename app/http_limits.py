@@ -128,7 +128,8 @@ class RequestLimits:
             await self.app(scope, self._bounded_messages(receive, send), send)
             return
         if scope["method"] != "POST":
-            await self.app(scope, receive, send)
+            # GET: its query parameters (variables, extensions) may be malformed JSON too.
+            await self.app(scope, receive, _graphql_shaped(send))
             return
         try:
             body = await self._read_body(scope, receive)

@@ -100,6 +100,24 @@ class TestBodies:
         assert response.status_code == 400
         assert graphql_error(response)["extensions"]["code"] == "BAD_REQUEST"
 
+    @pytest.mark.parametrize(
+        "query_string",
+        [
+            "query=%7B__typename%7D&variables=%7Bnot%20json",
+            "query=%7B__typename%7D&extensions=%5B",
+            "query=%7B__typename%7D&variables=%22%5Cud800%22",
+        ],
+        ids=["variables-not-json", "extensions-not-json", "lone-surrogate"],
+    )
+    async def test_a_get_whose_parameters_are_not_json_is_400_with_a_graphql_error(
+        self, http: httpx.AsyncClient, admin_key: str, query_string: str
+    ) -> None:
+        response = await http.get(f"/graphql?{query_string}", headers={"Authorization": f"Bearer {admin_key}"})
+
+        assert response.status_code == 400
+        assert response.headers["content-type"].startswith("application/json")
+        assert graphql_error(response)["extensions"]["code"] == "BAD_REQUEST"
+
     async def test_deeply_nested_variables_are_refused_before_any_resolver(
         self, http: httpx.AsyncClient, admin_key: str
     ) -> None:
