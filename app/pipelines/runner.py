@@ -364,6 +364,7 @@ class PipelineRunner:
         """The step's output: its agent run started (or, after a takeover, the one it had), followed
         to its end, its answer checked."""
         agent_run_id: str | None = entry.get("runId")
+        started_here = agent_run_id is None
         if agent_run_id is None:
             refusal = _schema_error(step.input_schema, previous)
             if refusal is not None:
@@ -389,15 +390,14 @@ class PipelineRunner:
             except DomainError as error:
                 raise StepFailedError(error.code, error.message) from None
             agent_run_id = started.id
-            # Listening before anything else is awaited: the step run's task was only scheduled,
-            # so its first events (MODEL_CALL …) reach this step's subscribers, not just the later ones.
-            async with self.runtime.bus.subscribe(run_topic(agent_run_id)) as subscription:
+        # Listening before anything else is awaited: a step run started here was only scheduled,
+        # so its first events (MODEL_CALL …) reach this step's subscribers, not just the later ones.
+        async with self.runtime.bus.subscribe(run_topic(agent_run_id)) as subscription:
+            if started_here:
                 entry.update(runId=agent_run_id, startedAt=utcnow().isoformat())
                 await self._store_steps(run_id, state)
                 await self._event(run_id, "STEP_STARTED", step=step.name, run_id=agent_run_id)
-                finished = await self._forward(run_id, step.name, agent_run_id, subscription)
-        else:
-            finished = await self._follow(run_id, step.name, agent_run_id)
+            finished = await self._follow(run_id, step.name, agent_run_id, subscription)
         if finished.status != SUCCEEDED:
             code = finished.error_code or finished.status
             raise StepFailedError(
@@ -413,16 +413,11 @@ class PipelineRunner:
             raise StepFailedError("OUTPUT_INVALID", f"its output does not fit its outputSchema: {refusal}")
         return output
 
-    async def _follow(self, run_id: str, step: str, agent_run_id: str) -> AgentRun:
-        """Forward the step run's events until it finished (read back from the database
-        whenever no event came for a while: events may be lost). A run found finished in the
-        database has its FINISHED event still on the way or queued: it is waited for, up to
-        ``RECONCILE_S``, so that subscribers get the step run's events to the end."""
-        async with self.runtime.bus.subscribe(run_topic(agent_run_id)) as subscription:
-            return await self._forward(run_id, step, agent_run_id, subscription)
-
-    async def _forward(self, run_id: str, step: str, agent_run_id: str, subscription: Subscription) -> AgentRun:
-        """:meth:`_follow` on a subscription already open."""
+    async def _follow(self, run_id: str, step: str, agent_run_id: str, subscription: Subscription) -> AgentRun:
+        """Forward the step run's events from ``subscription`` until it finished (read back from
+        the database whenever no event came for a while: events may be lost). A run found
+        finished in the database has its FINISHED event still on the way or queued: it is waited
+        for, up to ``RECONCILE_S``, so that subscribers get the step run's events to the end."""
         loop = asyncio.get_running_loop()
         events = aiter(subscription)
         finished: AgentRun | None = None
