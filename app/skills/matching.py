@@ -1025,17 +1025,18 @@ class SkillMatcher:
     def is_cut(self, query: str) -> bool:
         """Whether the model reads ``query`` by its sentences (:func:`ask_segments`), as too long to
         embed whole: then the gate reads the cut thresholds of the calibration."""
-        if self.embeddings is None or self.request_chars <= 0:
+        if self.embeddings is None or not getattr(self.embeddings.provider, "query_chars", 0):
             return False
-        if not getattr(self.embeddings.provider, "query_chars", 0):
-            return False
-        return len(semantic_form(query)) > self.request_chars
+        return self._over_request_chars(query)
 
     def _read_in_segments_lexically(self, query: str) -> bool:
         """Without a model, a request over ``request_chars`` is read by its sentences too (its two
         ends and any holding a whole trigger hint): scored whole, the everyday words of a long
         message add up to evidence for some skill."""
-        return self.embeddings is None and self.request_chars > 0 and len(semantic_form(query)) > self.request_chars
+        return self.embeddings is None and self._over_request_chars(query)
+
+    def _over_request_chars(self, query: str) -> bool:
+        return self.request_chars > 0 and len(semantic_form(query)) > self.request_chars
 
     def _request_text(self, text: str) -> str:
         """What is embedded for a request: a provider with a query cap (the local model) gets
