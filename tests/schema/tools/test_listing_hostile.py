@@ -6,17 +6,14 @@ pagination at its edges (first 0, negative, huge; cursors that are not ours)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
-from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from app.config import Settings
 from app.principal import Role
 from tests.conftest import Keys
-from tests.schema.tools.test_listing_fast_path import SessionFactory, mixed_catalog, uncached_app
+from tests.schema.tools.conftest import SessionFactory, mixed_catalog
 
 NODE = "__typename id name type status tags isGlobal"
 CASES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -99,18 +96,6 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "an-unknown-node": ("query($id: ID!) { node(id: $id) { __typename id } }", {"id": "ct_" + "x" * 10_000}),
     "spaces-pages": ('{ spaces(first: 1, after: "bad") { edges { node { id } } } }', {}),
 }
-
-
-@pytest.fixture
-async def plain_client(settings: Settings, app_and_services: Any) -> AsyncIterator[httpx.AsyncClient]:
-    async with uncached_app(settings, executor=StrawberryGraphQLCoreExecutionContext) as client:
-        yield client
-
-
-@pytest.fixture
-async def fast_client(settings: Settings, app_and_services: Any) -> AsyncIterator[httpx.AsyncClient]:
-    async with uncached_app(settings) as client:
-        yield client
 
 
 async def post(client: httpx.AsyncClient, key: str, query: str, variables: dict[str, Any]) -> tuple[int, Any]:
