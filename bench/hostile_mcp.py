@@ -16,17 +16,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import tempfile
-from pathlib import Path
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
-import httpx
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from bench.common import load_average
-from bench.hostile_subscriptions import quiet_calls, space_with_key, summary
-from bench.subscription_fanout import IN_PROCESS, start_server, stop_server, wait_until_ready
+from bench.tenants import Hostile, quiet_beside_each, summary
 
 
 async def flood(url: str, key: str, in_flight: int) -> None:
@@ -56,39 +53,24 @@ async def flood(url: str, key: str, in_flight: int) -> None:
                         task.result()
 
 
-async def one_setting(concurrency: str, args: argparse.Namespace, directory: Path) -> dict[str, object]:
-    folder = directory / f"admission-{concurrency}"
-    folder.mkdir()
-    server = start_server(IN_PROCESS, folder, None, {"QUIVER_TENANT_CONCURRENCY": concurrency})
+@asynccontextmanager
+async def flooding(hostile: Hostile, in_flight: int) -> AsyncIterator[list[str]]:
+    """The flooding process under way while the block runs (from 2 s after it started); gives the
+    lines it printed, once the block is left."""
+    url = f"{hostile.server.http_url}/mcp/spaces/{hostile.space_id}"
+    command = [sys.executable, "-m", "bench.hostile_mcp", "--flood", url, hostile.key, str(in_flight)]
+    flooder = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
+    output: list[str] = []
     try:
-        await asyncio.to_thread(wait_until_ready, server)
-        async with httpx.AsyncClient(base_url=server.http_url, timeout=60, trust_env=False) as http:
-            hostile_space, hostile_key = await space_with_key(http, server.admin_key, f"flood-{concurrency}")
-            quiet_space, quiet_key = await space_with_key(http, server.admin_key, f"quiet-{concurrency}")
-            alone = await quiet_calls(http, quiet_key, quiet_space, args.calls)
-            url = f"{server.http_url}/mcp/spaces/{hostile_space}"
-            command = [sys.executable, "-m", "bench.hostile_mcp", "--flood", url, hostile_key, str(args.in_flight)]
-            flooder = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
-            try:
-                assert flooder.stdout is not None
-                if (await asyncio.wait_for(flooder.stdout.readline(), 60)).strip() != b"flooding":
-                    raise SystemExit("the flooding process did not start")
-                await asyncio.sleep(2.0)
-                beside = await quiet_calls(http, quiet_key, quiet_space, args.calls)
-            finally:
-                flooder.terminate()
-                raw, _ = await asyncio.wait_for(flooder.communicate(), 10)
-                output = raw.decode()
-        counts = [int(line.split()[1]) for line in output.splitlines() if line.startswith("answered ")]
-        errors = [line for line in output.splitlines() if line.startswith("error")]
-        return {
-            "alone": alone,
-            "beside": beside,
-            "flood_rate": counts[-1] / len(counts) if counts else 0.0,
-            "errors": len(errors),
-        }
+        assert flooder.stdout is not None
+        if (await asyncio.wait_for(flooder.stdout.readline(), 60)).strip() != b"flooding":
+            raise SystemExit("the flooding process did not start")
+        await asyncio.sleep(2.0)
+        yield output
     finally:
-        stop_server(server)
+        flooder.terminate()
+        raw, _ = await asyncio.wait_for(flooder.communicate(), 10)
+        output.extend(raw.decode().splitlines())
 
 
 async def main() -> None:
@@ -97,16 +79,22 @@ async def main() -> None:
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--settings", default="0,1", help="QUIVER_TENANT_CONCURRENCY values, in turn")
     args = parser.parse_args()
-    print(f"load average before: {load_average():.2f}")
-    with tempfile.TemporaryDirectory(prefix="quiver-hostile-mcp-") as directory:
-        for concurrency in args.settings.split(","):
-            result = await one_setting(concurrency, args, Path(directory))
-            print(
-                f"QUIVER_TENANT_CONCURRENCY={concurrency}: quiet tenant's calls alone {summary(result['alone'])}; "  # type: ignore[arg-type]
-                f"beside {args.in_flight} MCP calls in flight {summary(result['beside'])}; "  # type: ignore[arg-type]
-                f"the flood got {result['flood_rate']:.0f} calls/s answered ({result['errors']} errors)"
-            )
-    print(f"load average after: {load_average():.2f}")
+    each = quiet_beside_each(
+        "QUIVER_TENANT_CONCURRENCY",
+        args.settings,
+        "flood",
+        args.calls,
+        lambda hostile: flooding(hostile, args.in_flight),
+    )
+    async for concurrency, result in each:
+        counts = [int(line.split()[1]) for line in result.load if line.startswith("answered ")]
+        errors = [line for line in result.load if line.startswith("error")]
+        flood_rate = counts[-1] / len(counts) if counts else 0.0
+        print(
+            f"QUIVER_TENANT_CONCURRENCY={concurrency}: quiet tenant's calls alone {summary(result.alone)}; "
+            f"beside {args.in_flight} MCP calls in flight {summary(result.beside)}; "
+            f"the flood got {flood_rate:.0f} calls/s answered ({len(errors)} errors)"
+        )
 
 
 if __name__ == "__main__":
