@@ -77,6 +77,15 @@ class Settings(BaseSettings):
     # the socket stays open. Each is a bus subscriber that every event on its topic wakes
     # (schema/fairness.py OperationCap). 0: no cap.
     max_subscriptions_per_tenant: int = 100
+    # At most this many GraphQL WebSockets of a tenant (space; each ADMIN key its own) are open at
+    # once in a process; past it connection_init is answered by closing the socket (4013,
+    # TOO_MANY_WEBSOCKETS). 0: no cap (schema/websocket_admission.py).
+    max_websockets_per_tenant: int = 100
+    # A WebSocket not authenticated (connection_init) within this many seconds is closed (4408);
+    # at most max_pending_websockets wait at once in a process, past it the longest waiting is
+    # closed (4408, TOO_MANY_PENDING_WEBSOCKETS). 0: no bound on how many wait.
+    websocket_init_timeout_s: float = 10.0
+    max_pending_websockets: int = 1_000
     # Longest text input (characters) by kind: names, labels, ids, tags …; descriptions;
     # search queries; prompts and agent messages; document and SKILL.md texts; anything else.
     max_name_chars: int = 200

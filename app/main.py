@@ -32,6 +32,7 @@ from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL as StrawberryASGI
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.fastapi import GraphQLRouter
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UNSET, UnsetType
 
 from app import jsoncodec
@@ -87,11 +88,13 @@ from schema.fairness import (
     OperationCap,
     TenantAdmission,
     TenantBusyError,
+    TenantCap,
 )
 from schema.gateway.hot_path import HotPathApp
 from schema.listing_cache import EncodedData
 from schema.schema import build_schema, export_sdl
-from schema.shared_streams import Frame, SharedStreams, SharingTransportWSHandler
+from schema.shared_streams import Frame, SharedStreams
+from schema.websocket_admission import AdmittingTransportWSHandler, PendingSockets, take_socket
 
 logger = logging.getLogger("quiver")
 
@@ -408,11 +411,15 @@ async def _answering_500(app: ASGIApp, scope: Scope, receive: Receive, send: Sen
 class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
     keys: KeyCache
     console_files: ConsoleFiles
-    # Alike subscriptions run once and share their encoded frames (schema/shared_streams.py).
-    graphql_transport_ws_handler_class = SharingTransportWSHandler
+    # Alike subscriptions run once and share their encoded frames (schema/shared_streams.py);
+    # sockets are bounded per tenant and before connection_init (schema/websocket_admission.py).
+    graphql_transport_ws_handler_class = AdmittingTransportWSHandler
     shared_streams: SharedStreams
     # A tenant's WebSocket operations running on their own (not in a shared stream), bounded.
     operation_cap: OperationCap | None = None
+    # A tenant's open sockets; the sockets waiting for connection_init.
+    socket_cap: TenantCap | None = None
+    pending_sockets: PendingSockets | None = None
 
     def decode_json(self, data: str | bytes) -> object:
         # Not Unicode text (a lone surrogate escape): a message that is not JSON, as on POST.
@@ -438,6 +445,7 @@ class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
         principal = await self.keys.principal(token) if token else None
         if principal is None:
             raise ConnectionRejectionError({"message": "Invalid or missing API key."})
+        take_socket(self.socket_cap, context, principal.tenant)
         context.viewer = principal
         acknowledged: UnsetType = UNSET  # connection_ack without a payload
         return acknowledged
@@ -672,11 +680,19 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
         path=GRAPHQL_PATH,
         context_getter=get_context,
         graphql_ide="graphiql" if settings.graphiql else None,
+        # Not the older graphql-ws (subscriptions-transport-ws): its sockets would wait for
+        # connection_init forever and run operations outside the tenants' caps.
+        subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+        connection_init_wait_timeout=timedelta(seconds=settings.websocket_init_timeout_s),
     )
     router.keys = keys
     router.shared_streams = SharedStreams()
     if settings.max_subscriptions_per_tenant > 0:
         router.operation_cap = OperationCap(settings.max_subscriptions_per_tenant)
+    if settings.max_websockets_per_tenant > 0:
+        router.socket_cap = TenantCap(settings.max_websockets_per_tenant)
+    if settings.max_pending_websockets > 0:
+        router.pending_sockets = PendingSockets(settings.max_pending_websockets)
     console_files = ConsoleFiles()
     router.console_files = console_files
 
@@ -684,6 +700,8 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
     app.state.services = services
     app.state.shared_streams = router.shared_streams
     app.state.operation_cap = router.operation_cap
+    app.state.socket_cap = router.socket_cap
+    app.state.pending_sockets = router.pending_sockets
     app.state.listing_cache = getattr(router.schema, "listing_cache", None)
     app.include_router(router)
     app.mount("/mcp", mcp_endpoint)

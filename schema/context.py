@@ -39,6 +39,8 @@ class Context(BaseContext):
     bus: EventBus
     egress: EgressPolicy
     viewer: Principal | None = None
+    #: A WebSocket's: the tenant whose share of sockets it holds a place in (schema.websocket_admission).
+    socket_tenant: str | None = None
     _loaders: Loaders | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:

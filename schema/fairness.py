@@ -24,6 +24,8 @@ freeze at start-up, ``app.main.freeze_startup_objects``):
 - **Open subscriptions.** :class:`OperationCap` bounds how many subscriptions (streams it
   started, operations of its own) a tenant has running at once over WebSockets; past it, a
   new one is answered with an error (``TOO_MANY_SUBSCRIPTIONS``) and the socket stays open.
+  :class:`TenantCap` (its base) bounds a tenant's open WebSockets the same way
+  (``schema.websocket_admission``).
 """
 
 from __future__ import annotations
@@ -347,16 +349,9 @@ class TenantAdmission:
             self._recheck = asyncio.get_running_loop().call_later(self.recheck_s, self._look_again)
 
 
-class OperationCap:
-    """At most ``per_tenant`` subscriptions of a tenant running at once over WebSockets: shared
-    streams it started (``schema.shared_streams``; joining an existing one is free) and
-    operations running on their own (another subscription, a query or mutation over the socket).
-
-    Each is a subscriber on the event bus: every event published on its topic — for
-    ``toolCalls``, any tenant's tool call — is queued to it, wakes its task and is filtered
-    there, on the loop every tenant's requests share. Without a bound, a tenant opening
-    thousands of them (over as many sockets as it likes, each with other variables so that none
-    shares a stream) would add that much work to every other tenant's every call."""
+class TenantCap:
+    """At most ``per_tenant`` of something per tenant at once (in this process): ``take`` one,
+    ``give_back`` it when it ends."""
 
     def __init__(self, per_tenant: int) -> None:
         if per_tenant < 1:
@@ -365,7 +360,7 @@ class OperationCap:
         self._open: dict[str, int] = {}
 
     def take(self, tenant: str) -> bool:
-        """Count one more of ``tenant``'s operations; False (nothing counted) when it is at the cap."""
+        """Count one more of ``tenant``'s; False (nothing counted) when it is at the cap."""
         count = self._open.get(tenant, 0)
         if count >= self.per_tenant:
             return False
@@ -381,3 +376,15 @@ class OperationCap:
 
     def open(self, tenant: str) -> int:
         return self._open.get(tenant, 0)
+
+
+class OperationCap(TenantCap):
+    """At most ``per_tenant`` subscriptions of a tenant running at once over WebSockets: shared
+    streams it started (``schema.shared_streams``; joining an existing one is free) and
+    operations running on their own (another subscription, a query or mutation over the socket).
+
+    Each is a subscriber on the event bus: every event published on its topic — for
+    ``toolCalls``, any tenant's tool call — is queued to it, wakes its task and is filtered
+    there, on the loop every tenant's requests share. Without a bound, a tenant opening
+    thousands of them (over as many sockets as it likes, each with other variables so that none
+    shares a stream) would add that much work to every other tenant's every call."""

@@ -17,10 +17,11 @@ from app.config import Settings
 from app.main import create_app
 from app.principal import Role
 from schema.fairness import TenantAdmission
-from tests.app.mcp_server.conftest import McpServer, serving
+from tests.app.mcp_server.conftest import McpServer
 from tests.conftest import GraphQLClient, Keys
 from tests.schema.gateway import fresh, http_tool
 from tests.support.http_tool_server import ToolServer, running_tool_server
+from tests.support.serving import serving
 
 
 @pytest.fixture(scope="module")
