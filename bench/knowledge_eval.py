@@ -22,6 +22,7 @@ held-out, with the module's constants.
 
     .venv/bin/python -m bench.knowledge_eval                     # SQLite, all three modes
     .venv/bin/python -m bench.knowledge_eval --tune              # choose the fusion on the tuning half
+    .venv/bin/python -m bench.knowledge_eval --tune-leads        # the leads' weight, tuning half only
     .venv/bin/python -m bench.knowledge_eval --backend postgresql
     .venv/bin/python -m bench.knowledge_eval --lexical-only      # without the embeddings extra
     .venv/bin/python -m bench.knowledge_eval --split fresh       # the fresh split, measurement only
@@ -58,6 +59,9 @@ from app.knowledge.search import (
     DOCUMENT_DECAY,
     FUSION_DEPTH,
     HYBRID,
+    LEAD_FOR_UNSPACED,
+    LEAD_WEIGHT,
+    LEAD_WEIGHT_LEXICAL,
     LEXICAL,
     LEXICAL_WEIGHT,
     RRF_K,
@@ -67,6 +71,7 @@ from app.knowledge.search import (
     by_document,
     fuse,
     fuse_documents,
+    uses_lead,
 )
 from app.knowledge.tokens import is_mostly_unspaced
 from app.migrate import upgrade_async
@@ -76,7 +81,7 @@ from bench.common import FRESH, add_split_argument, refuse_tuning_on_fresh
 
 DATA = Path(__file__).resolve().parent / "data" / "knowledge"
 # The options that tune or study a set: refused with --split fresh (see the docstring).
-TUNING_OPTIONS = ("--tune",)
+TUNING_OPTIONS = ("--tune", "--tune-leads")
 PASSAGES_PER_QUERY = 50
 RECALL_AT = 5
 MRR_AT = 10
@@ -188,7 +193,9 @@ async def run(arguments: argparse.Namespace) -> None:
         f"embeddings: {embedder.model_name if embedder else 'none (lexical only)'}; "
         f"passages embedded from their first {getattr(embedder, 'passage_chars', 0) or 'all'} characters; "
         f"RRF k = {RRF_K}, weights lexical {LEXICAL_WEIGHT} / vector {VECTOR_WEIGHT}, depth {FUSION_DEPTH}; "
-        f"documents (searchKnowledge): passages' scores decayed by {DOCUMENT_DECAY}, the same fusion"
+        f"documents (searchKnowledge): passages' scores decayed by {DOCUMENT_DECAY}, the same fusion, "
+        f"documents' leads weight {LEAD_WEIGHT} ({LEAD_WEIGHT_LEXICAL} without vectors; "
+        f"{'every query' if LEAD_FOR_UNSPACED else 'queries not mostly CJK'})"
     )
     languages = ", ".join(
         f"{sum(1 for query in queries if query.language == lang)} {lang}" for lang in ("en", "zh", "mixed")
@@ -234,6 +241,9 @@ async def run(arguments: argparse.Namespace) -> None:
             print()
 
             search = KnowledgeSearch(session_factory, embedder, timeout_s=60)
+            if arguments.tune_leads:
+                await tune_leads(search, kb.id, queries, source_of)
+                return
             rankings: dict[str, dict[int, list[str]]] = {mode: {} for mode in modes}
             # What searchKnowledge(topK: 5) returns: the documents of its 5 passages.
             api_rankings: dict[str, dict[int, list[str]]] = {mode: {} for mode in modes}
@@ -451,6 +461,54 @@ def tune_documents(
     )
 
 
+LEAD_GRID = [
+    (weight, for_unspaced) for for_unspaced in (False, True) for weight in (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
+]
+
+
+async def tune_leads(search: KnowledgeSearch, kb_id: str, queries: list[Query], source_of: dict[str, str]) -> None:
+    """The documents' leads as a third list of searchKnowledge's document-level fusion: its weight,
+    and whether mostly CJK queries use it, chosen on the tuning half from each tuning query's raw
+    lexical, vector and lead candidates (40 of each, as for topK 5), through search.py's own
+    ``fuse_documents`` / ``by_document``. Reads and prints the tuning half only."""
+    tuning = [number for number, query in enumerate(queries) if query.split == "tuning"]
+    raw: dict[int, Any] = {}
+    for number in tuning:
+        found = await search.candidates([kb_id], queries[number].text, 40, with_documents=True, with_leads=True)
+        raw[number] = (found.lexical, found.vector, found.lead, {c: source_of[d] for c, d in found.document_of.items()})
+
+    def ranked(choice: tuple[float, bool], number: int, mode: str) -> list[str]:
+        weight, for_unspaced = choice
+        lexical, vector, lead, source = raw[number]
+        vector = [] if mode == LEXICAL else vector
+        lead = lead if uses_lead(queries[number].text, for_unspaced=for_unspaced, weight=weight) else []
+        documents = fuse_documents(lexical, vector, source, lead=lead, lead_weight=weight)
+        order = by_document(fuse(lexical, vector, lead=lead, lead_weight=weight), documents, source)
+        return list(dict.fromkeys(source[chunk_id] for chunk_id, *_ in order if chunk_id in source))
+
+    groups = [("all", tuning)] + [(lang, [n for n in tuning if queries[n].language == lang]) for lang in LANGUAGES]
+    groups += [(kind, [n for n in tuning if queries[n].kind == kind]) for kind in KINDS]
+    for mode in (HYBRID, LEXICAL):
+        print(f"\n### tuning half, {mode}: documents' leads as a third list (searchKnowledge topK 5)\n")
+        print("| lead weight | CJK queries too | objective | " + " | ".join(f"r@5 {g}" for g, _ in groups) + " |")
+        print("|---:|---|---:|" + "---:|" * len(groups))
+        objectives = {}
+        for choice in LEAD_GRID:
+            orders = {number: ranked(choice, number, mode) for number in tuning}
+            objectives[choice] = sum(sum(scores(orders[n], queries[n].relevant)) for n in tuning)
+            cells = [f"{mean_scores(queries, orders, numbers)[0]:.3f}" for _, numbers in groups]
+            print(
+                f"| {choice[0]} | {'yes' if choice[1] else 'no'} | {objectives[choice]:.2f} | "
+                + " | ".join(cells)
+                + " |"
+            )
+        best = max(LEAD_GRID, key=objectives.__getitem__)
+        print(
+            f"\n{mode}: chosen lead weight {best[0]}, CJK queries {'too' if best[1] else 'not'} "
+            f"(objective {objectives[best]:.2f})"
+        )
+
+
 def gains(queries: list[Query], rankings: dict[str, dict[int, list[str]]], split: str = "held-out") -> None:
     if LEXICAL in rankings and HYBRID in rankings:
         held_out = [number for number, query in enumerate(queries) if query.split == split]
@@ -492,6 +550,11 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="print each held-out query's top documents (last mode)")
     parser.add_argument(
         "--tune", action="store_true", help="choose the fusion's k and vector weight on the tuning half"
+    )
+    parser.add_argument(
+        "--tune-leads",
+        action="store_true",
+        help="choose the documents' leads' weight on the tuning half (prints nothing of the held-out half)",
     )
     add_split_argument(parser, TUNING_OPTIONS)
     arguments = parser.parse_args()

@@ -14,10 +14,13 @@ Searches: random 2-5 word queries (10% Chinese) through ``KnowledgeSearch.search
 top 5, lexical and hybrid interleaved; hybrid embeds each query with the real model
 when the ``embeddings`` extra is installed. The first hybrid search after a write
 loads the vectors into memory: reported apart ("cold"), not in the percentiles.
+``--documents-first``: every search as ``searchKnowledge`` makes it (documents ranked by
+document-level fusion: the candidates' documents looked up and the documents' leads searched).
 
     .venv/bin/python -m bench.knowledge_speed                 # 10k and 100k chunks, SQLite and PostgreSQL
     .venv/bin/python -m bench.knowledge_speed --quick         # 2k and 5k chunks, 40 queries
     .venv/bin/python -m bench.knowledge_speed --backends sqlite --sizes 10000
+    .venv/bin/python -m bench.knowledge_speed --backends postgresql --sizes 100000 --documents-first
 """
 
 from __future__ import annotations
@@ -295,6 +298,7 @@ async def run_backend(backend: str, arguments: argparse.Namespace, embedder: Emb
     options = ChunkingOptions(size=800, overlap=100)
     ingestor = Ingestor(options, None)
     vectors = RandomEmbeddings(arguments.seed)
+    documents_first = arguments.documents_first
     async with throwaway_database(backend, arguments.postgres_url) as url:
         await upgrade_async(url)
         engine = create_engine(url)
@@ -329,7 +333,7 @@ async def run_backend(backend: str, arguments: argparse.Namespace, embedder: Emb
                 queries = [maker.query() for _ in range(arguments.queries)]
                 long_queries = [maker.long_query() for _ in range(arguments.queries)]
                 cold_started = time.perf_counter()
-                await search.search([kb.id], queries[0], TOP_K, mode=HYBRID)
+                await search.search([kb.id], queries[0], TOP_K, mode=HYBRID, documents_first=documents_first)
                 cold = (time.perf_counter() - cold_started) * 1000
                 variants: list[tuple[str, str, Callable[..., Any] | None]] = [
                     ("lexical", LEXICAL, None),
@@ -338,7 +342,7 @@ async def run_backend(backend: str, arguments: argparse.Namespace, embedder: Emb
                 if backend == "postgresql":
                     variants += [(name, LEXICAL, function) for name, function in POSTGRES_BASELINES.items()]
                 for query in queries[: arguments.warmup]:
-                    await search.search([kb.id], query, TOP_K, mode=LEXICAL)
+                    await search.search([kb.id], query, TOP_K, mode=LEXICAL, documents_first=documents_first)
                 load_before = os.getloadavg()[0]
                 for kind, chosen in (("2-5 words", queries), ("8-12 words", long_queries)):
                     timings: dict[str, list[float]] = {name: [] for name, _, _ in variants}
@@ -350,7 +354,9 @@ async def run_backend(backend: str, arguments: argparse.Namespace, embedder: Emb
                         ):
                             with _lexical_query(function):
                                 begun = time.perf_counter()
-                                outcome = await search.search([kb.id], query, TOP_K, mode=mode)
+                                outcome = await search.search(
+                                    [kb.id], query, TOP_K, mode=mode, documents_first=documents_first
+                                )
                                 timings[name].append((time.perf_counter() - begun) * 1000)
                             hit_counts[name].append(len(outcome.hits))
                     for name, _, _ in variants:
@@ -379,6 +385,7 @@ async def main_async(arguments: argparse.Namespace) -> None:
     )
     print(
         f"search: {arguments.queries} queries per size and mode, top {TOP_K}, after {arguments.warmup} warm-up queries"
+        f"{', documents first (searchKnowledge)' if arguments.documents_first else ''}"
     )
     maker = TextMaker(arguments.seed + 1)
     sample = [maker.section() for _ in range(arguments.inference_sample)]
@@ -417,6 +424,9 @@ def main() -> None:
         "--ingest-documents", type=int, default=None, help="labelled documents ingested with the model (default 160)"
     )
     parser.add_argument("--quick", action="store_true", help="2k and 5k chunks, 40 queries")
+    parser.add_argument(
+        "--documents-first", action="store_true", help="search as searchKnowledge does (documents ranked, leads)"
+    )
     parser.add_argument("--seed", type=int, default=20241129)
     parser.add_argument("--postgres-url", default=DEFAULT_POSTGRES)
     arguments = parser.parse_args()

@@ -1,8 +1,9 @@
 """Knowledge bases, their documents and the searchable chunks of each document.
 
-The lexical index is not part of this metadata: migration 0003 creates it by hand
-(an FTS5 virtual table on SQLite, a ``tsvector`` column with a GIN index on
-PostgreSQL) and ``SEARCH_INDEX_OBJECTS`` tells Alembic's comparison to leave it be.
+The lexical indexes are not part of this metadata: migrations 0003 (passages) and 0016
+(documents' leads) create them by hand (FTS5 virtual tables on SQLite, ``tsvector`` columns
+with GIN indexes on PostgreSQL) and ``include_in_autogenerate`` tells Alembic's comparison to
+leave them be.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ ChunkIdType = BigInteger().with_variant(Integer(), "sqlite")
 FTS_TABLE = "chunk_fts"
 SEARCH_VECTOR_COLUMN = "search_vector"
 SEARCH_VECTOR_INDEX = "ix_chunk_search_vector"
+#: The documents' leads (``app.knowledge.lead``), made by hand in migration 0016 and keyed by
+#: each document's first chunk: an FTS5 table on SQLite, a tsvector column on PostgreSQL.
+LEAD_FTS_TABLE = "chunk_lead_fts"
+LEAD_VECTOR_COLUMN = "lead_vector"
+LEAD_VECTOR_INDEX = "ix_chunk_lead_vector"
 
 
 class KnowledgeBase(Base):
@@ -92,17 +98,21 @@ class Chunk(Base):
     )
 
 
+FTS_TABLES = (FTS_TABLE, LEAD_FTS_TABLE)
+
+
 def is_search_index_object(name: str | None, type_: str, table_name: str | None = None) -> bool:
-    """True for the hand-made lexical index (see migration 0003), which autogenerate must ignore.
+    """True for the hand-made lexical indexes (see migrations 0003 and 0016), which autogenerate
+    must ignore.
 
     FTS5 keeps its data in shadow tables named after the virtual table (``chunk_fts_data``, …).
     """
     if type_ == "table":
-        return name is not None and (name == FTS_TABLE or name.startswith(FTS_TABLE + "_"))
+        return name is not None and any(name == table or name.startswith(table + "_") for table in FTS_TABLES)
     if type_ == "column":
-        return table_name == Chunk.__tablename__ and name == SEARCH_VECTOR_COLUMN
+        return table_name == Chunk.__tablename__ and name in (SEARCH_VECTOR_COLUMN, LEAD_VECTOR_COLUMN)
     if type_ == "index":
-        return name == SEARCH_VECTOR_INDEX
+        return name in (SEARCH_VECTOR_INDEX, LEAD_VECTOR_INDEX)
     return False
 
 

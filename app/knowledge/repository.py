@@ -32,7 +32,15 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import JsonType, UtcDateTime
-from app.knowledge.models import FTS_TABLE, SEARCH_VECTOR_COLUMN, Chunk, Document, KnowledgeBase
+from app.knowledge.models import (
+    FTS_TABLE,
+    LEAD_FTS_TABLE,
+    LEAD_VECTOR_COLUMN,
+    SEARCH_VECTOR_COLUMN,
+    Chunk,
+    Document,
+    KnowledgeBase,
+)
 from app.pagination import Page, PageRequest, count, fetch_page
 
 
@@ -129,7 +137,8 @@ async def insert_document(session: AsyncSession, values: dict[str, Any]) -> Docu
 
 
 async def delete_chunks(session: AsyncSession, document_id: str) -> None:
-    # On SQLite a trigger (migration 0003) removes the chunks' FTS5 entries with them.
+    # On SQLite triggers (migrations 0003 and 0016) remove the chunks' FTS5 entries and the
+    # document's lead with them; on PostgreSQL both live in the chunk rows.
     await session.execute(delete(Chunk).where(Chunk.document_id == document_id))
 
 
@@ -146,13 +155,18 @@ _POSTGRES_CHUNK = table(
     column("embedding_model", String),
     column("created_at", UtcDateTime),
     column(SEARCH_VECTOR_COLUMN, TSVECTOR),
+    column(LEAD_VECTOR_COLUMN, TSVECTOR),
 )
 
 
-async def insert_chunks(session: AsyncSession, rows: list[dict[str, Any]], index_texts: list[str]) -> None:
-    """Insert chunks with their lexical index entries (``index_texts``, one per row)."""
+async def insert_chunks(
+    session: AsyncSession, rows: list[dict[str, Any]], index_texts: list[str], lead_index_text: str | None = None
+) -> None:
+    """Insert chunks with their lexical index entries (``index_texts``, one per row) and, keyed
+    by the chunk at position 0, the document's lead (``lead.lead_index_text``)."""
     if not rows:
         return
+    leads = [lead_index_text if row["position"] == 0 else None for row in rows]
     dialect = _dialect(session)
     if dialect == "sqlite":
         ids = (await session.scalars(insert(Chunk).returning(Chunk.id, sort_by_parameter_order=True), rows)).all()
@@ -160,13 +174,23 @@ async def insert_chunks(session: AsyncSession, rows: list[dict[str, Any]], index
             text(f"INSERT INTO {FTS_TABLE} (rowid, body) VALUES (:id, :body)"),
             [{"id": chunk_id, "body": body} for chunk_id, body in zip(ids, index_texts, strict=True)],
         )
+        lead_rows = [{"id": chunk_id, "body": lead} for chunk_id, lead in zip(ids, leads, strict=True) if lead]
+        if lead_rows:
+            await session.execute(text(f"INSERT INTO {LEAD_FTS_TABLE} (rowid, body) VALUES (:id, :body)"), lead_rows)
     elif dialect == "postgresql":
-        # The tsvector goes in with the row: one heap tuple and one round of index updates.
+        # The tsvectors go in with the row: one heap tuple and one round of index updates.
         statement = insert(_POSTGRES_CHUNK).values(
-            {SEARCH_VECTOR_COLUMN: func.to_tsvector(literal_column("'simple'"), bindparam("index_text"))}
+            {
+                SEARCH_VECTOR_COLUMN: func.to_tsvector(literal_column("'simple'"), bindparam("index_text")),
+                LEAD_VECTOR_COLUMN: func.to_tsvector(literal_column("'simple'"), bindparam("lead_text")),
+            }
         )
         await session.execute(
-            statement, [{**row, "index_text": body} for row, body in zip(rows, index_texts, strict=True)]
+            statement,
+            [
+                {**row, "index_text": body, "lead_text": lead or None}
+                for row, body, lead in zip(rows, index_texts, leads, strict=True)
+            ],
         )
     else:
         raise NotImplementedError(f"no lexical index for {dialect}")
@@ -276,7 +300,7 @@ def selective_terms(tokens: Sequence[str], stats: TermStats, pool: int) -> list[
 
 
 async def _lexical_postgres(
-    session: AsyncSession, kb_id: str, tokens: Sequence[str], limit: int
+    session: AsyncSession, kb_id: str, tokens: Sequence[str], limit: int, vector_column: str = SEARCH_VECTOR_COLUMN
 ) -> list[tuple[int, float]]:
     """Two bounded candidate sets, then a BM25-like score over them only.
 
@@ -289,7 +313,9 @@ async def _lexical_postgres(
     normalised by the chunk's length), so rare words count more than common ones, as in
     SQLite's bm25. When these give fewer than ``limit`` chunks (the rarest words by the
     statistics may be in no chunk: names, typos), the chunks holding any word are scored
-    too, again at most the pool of them.
+    too, again at most the pool of them. ``vector_column`` is the tsvector searched: the passages'
+    (``search_vector``) or the documents' leads (``lead_vector``, scored with the passages'
+    word statistics).
     """
     stats = await postgres_term_stats(session)
     parameters: dict[str, Any] = {"kb_id": kb_id, "limit": limit, "pool": POSTGRES_RANK_POOL}
@@ -297,9 +323,7 @@ async def _lexical_postgres(
     for number, token in enumerate(sorted(tokens, key=stats.chunks_with)[:POSTGRES_SCORED_TERMS]):
         parameters[f"w{number}"] = stats.idf(token)
         parameters[f"q{number}"] = _tsquery([token], "")
-        parts.append(
-            f"CAST(:w{number} AS float8) * ts_rank(c.{SEARCH_VECTOR_COLUMN}, to_tsquery('simple', :q{number}), 1)"
-        )
+        parts.append(f"CAST(:w{number} AS float8) * ts_rank(c.{vector_column}, to_tsquery('simple', :q{number}), 1)")
     score = " + ".join(parts)
     # A plan made for these very words: the planner then parses each tsquery once and sees how
     # many chunks it matches. A cached generic plan (asyncpg prepares every statement, and after
@@ -307,18 +331,20 @@ async def _lexical_postgres(
     # (a 10-word query over 1,000 candidates: 80 ms instead of 15) and guess their selectivity.
     await session.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
     selective = selective_terms(tokens, stats, POSTGRES_RANK_POOL)
-    found = await _scored_candidates(session, score, parameters, [_tsquery(tokens, " & "), _tsquery(selective, " | ")])
+    found = await _scored_candidates(
+        session, score, parameters, [_tsquery(tokens, " & "), _tsquery(selective, " | ")], vector_column
+    )
     if len(found) < limit and len(selective) < len(tokens):
         # The statistics only know the common words: a rare one may be in no chunk at all (a
         # name, a typo). Then the chunks holding any word, still at most the pool of them.
         seen = {chunk_id for chunk_id, _ in found}
-        more = await _scored_candidates(session, score, parameters, [_tsquery(tokens, " | ")])
+        more = await _scored_candidates(session, score, parameters, [_tsquery(tokens, " | ")], vector_column)
         found = sorted(found + [row for row in more if row[0] not in seen], key=lambda row: (-row[1], row[0]))
     return found[:limit]
 
 
 async def _scored_candidates(
-    session: AsyncSession, score: str, parameters: dict[str, Any], matches: list[str]
+    session: AsyncSession, score: str, parameters: dict[str, Any], matches: list[str], vector_column: str
 ) -> list[tuple[int, float]]:
     """The chunks matching any of ``matches`` (tsqueries; each capped at the pool), scored."""
     selects = []
@@ -327,7 +353,7 @@ async def _scored_candidates(
         bound[f"match{number}"] = query
         selects.append(
             f"(SELECT c.id, {score} AS score FROM chunk AS c WHERE c.knowledge_base_id = :kb_id "
-            f"AND c.{SEARCH_VECTOR_COLUMN} @@ to_tsquery('simple', :match{number}) LIMIT :pool)"
+            f"AND c.{vector_column} @@ to_tsquery('simple', :match{number}) LIMIT :pool)"
         )
     statement = text(f"SELECT id, score FROM ({' UNION '.join(selects)}) AS m ORDER BY score DESC, id LIMIT :limit")
     rows = (await session.execute(statement, bound)).all()
@@ -356,6 +382,30 @@ async def lexical_candidates(
         return [(int(chunk_id), -float(score)) for chunk_id, score in rows]
     if dialect == "postgresql":
         return await _lexical_postgres(session, kb_id, tokens, limit)
+    raise NotImplementedError(f"no lexical index for {dialect}")
+
+
+async def lead_candidates(
+    session: AsyncSession, kb_id: str, tokens: Sequence[str], limit: int
+) -> list[tuple[int, float]]:
+    """(first chunk id, score) of the documents of ``kb_id`` whose lead (``app.knowledge.lead``)
+    matches any token, best first: one per document, scored as ``lexical_candidates`` scores
+    passages (FTS5 bm25 over the leads / idf-weighted ts_rank over bounded candidate sets), and
+    scoped to the knowledge base exactly as the passages are (``chunk.knowledge_base_id``)."""
+    if not tokens:
+        return []
+    dialect = _dialect(session)
+    if dialect == "sqlite":
+        statement = text(
+            f"SELECT c.id, bm25({LEAD_FTS_TABLE}) AS score FROM {LEAD_FTS_TABLE} "
+            f"JOIN chunk AS c ON c.id = {LEAD_FTS_TABLE}.rowid "
+            f"WHERE {LEAD_FTS_TABLE} MATCH :query AND c.knowledge_base_id = :kb_id "
+            "ORDER BY score LIMIT :limit"
+        )
+        rows = (await session.execute(statement, {"query": _fts5_query(tokens), "kb_id": kb_id, "limit": limit})).all()
+        return [(int(chunk_id), -float(score)) for chunk_id, score in rows]
+    if dialect == "postgresql":
+        return await _lexical_postgres(session, kb_id, tokens, limit, LEAD_VECTOR_COLUMN)
     raise NotImplementedError(f"no lexical index for {dialect}")
 
 

@@ -8,8 +8,10 @@ then fused: a passage's score is ``Σ weight / (RRF_K + rank)`` over the lexical
 vector lists. ``searchKnowledge`` and ``bt_search_knowledge`` rank *documents*
 (``documents_first``): each list's passages are grouped by document — a document scores
 its best passage's raw score plus ``DOCUMENT_DECAY`` times its second's, and so on — and
-the two document lists are fused by rank the same way (``fuse_documents``); each
-document's best passage then comes first, in that order. Near-duplicate passages (the
+the document lists are fused by rank the same way (``fuse_documents``), with a third list,
+the documents whose *lead* (title and first paragraph, ``app.knowledge.lead``) matches the
+query, standing for them by their first passage; each document's best passage then comes
+first, in that order. Near-duplicate passages (the
 same paragraph in two documents, two versions of one page) collapse into the best-ranked
 one.
 
@@ -50,6 +52,14 @@ FUSION_DEPTH = 20
 #: rankings are then fused with the constants above. Chosen on the tuning half
 #: (``bench/knowledge_eval.py --tune``).
 DOCUMENT_DECAY = 0.2
+#: Documents' leads (``app.knowledge.lead``: title and first paragraph, indexed on their own) as a
+#: third list of ``documents_first`` searches: its weight beside the lexical and vector lists, its
+#: weight when there is no vector list (lexical mode, no embedding provider, the query could not
+#: be embedded), and whether mostly CJK queries use it (their lead matches are documents sharing
+#: everyday bigrams). Chosen on the tuning half (``bench/knowledge_eval.py --tune-leads``).
+LEAD_WEIGHT = 0.75
+LEAD_WEIGHT_LEXICAL = 0.5
+LEAD_FOR_UNSPACED = False
 #: Below this cosine similarity a "nearest" vector is noise, not a match.
 MIN_VECTOR_SIMILARITY = 0.15
 #: Passages whose word 3-gram sets overlap this much are the same passage.
@@ -111,6 +121,8 @@ class Candidates:
     vector: list[tuple[int, float]]
     #: Chunk id → document id, when asked for (``with_documents``).
     document_of: dict[int, str] = field(default_factory=dict)
+    #: (first chunk id, raw score) of the documents whose lead matches, when asked for (``with_leads``).
+    lead: list[tuple[int, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -170,14 +182,30 @@ class KnowledgeSearch:
         outcome = SearchOutcome(hits=[], searched=list(kb_ids))
         if not kb_ids or not query:
             return outcome
+        with_vectors = mode != LEXICAL and self.embedder is not None and self._vectors_help(query)
+        lead_weight = LEAD_WEIGHT if with_vectors else LEAD_WEIGHT_LEXICAL
         candidates = await self.candidates(
-            kb_ids, query, min(max(4 * top_k, 40), 200), mode=mode, outcome=outcome, with_documents=documents_first
+            kb_ids,
+            query,
+            min(max(4 * top_k, 40), 200),
+            mode=mode,
+            outcome=outcome,
+            with_documents=documents_first,
+            with_leads=documents_first and mode != VECTOR and uses_lead(query, weight=lead_weight),
         )
-        fused = fuse(candidates.lexical, candidates.vector)
+        if outcome.vector_error is not None:
+            lead_weight = LEAD_WEIGHT_LEXICAL
+        fused = fuse(candidates.lexical, candidates.vector, lead=candidates.lead, lead_weight=lead_weight)
         if documents_first and fused:
             fused = by_document(
                 fused,
-                fuse_documents(candidates.lexical, candidates.vector, candidates.document_of),
+                fuse_documents(
+                    candidates.lexical,
+                    candidates.vector,
+                    candidates.document_of,
+                    lead=candidates.lead,
+                    lead_weight=lead_weight,
+                ),
                 candidates.document_of,
             )
         outcome.hits = await self._hydrate(fused, top_k, documents_first=documents_first)
@@ -192,11 +220,13 @@ class KnowledgeSearch:
         mode: str = HYBRID,
         outcome: SearchOutcome | None = None,
         with_documents: bool = False,
+        with_leads: bool = False,
     ) -> Candidates:
         """The lexical and vector candidates of ``query`` (up to ``depth`` of each per knowledge
         base, raw scores, merged across ``kb_ids``); failures go to ``outcome``. With
         ``with_documents`` each knowledge base's search also looks up its candidates' documents
-        (in its own session and time limit: at most 2 x ``depth`` ids per lookup)."""
+        (in its own session and time limit: at most 3 x ``depth`` ids per lookup); with
+        ``with_leads`` it also searches the documents' leads (up to ``depth`` of them)."""
         outcome = outcome if outcome is not None else SearchOutcome(hits=[], searched=list(kb_ids))
         tokens = query_tokens(query) if mode != VECTOR else []
         query_vector: npt.NDArray[np.float32] | None = None
@@ -208,7 +238,10 @@ class KnowledgeSearch:
                 outcome.vector_error = f"the query could not be embedded ({error or 'timeout'}); lexical results only"
                 logger.warning("knowledge search: %s", outcome.vector_error)
         results = await asyncio.gather(
-            *(self._search_with_timeout(kb_id, tokens, query_vector, depth, with_documents) for kb_id in kb_ids),
+            *(
+                self._search_with_timeout(kb_id, tokens, query_vector, depth, with_documents, with_leads)
+                for kb_id in kb_ids
+            ),
             return_exceptions=True,
         )
         merged = Candidates([], [])
@@ -222,6 +255,7 @@ class KnowledgeSearch:
             merged.lexical.extend(result.lexical)
             merged.vector.extend(result.vector)
             merged.document_of.update(result.document_of)
+            merged.lead.extend(result.lead)
         return merged
 
     def _vectors_help(self, query: str) -> bool:
@@ -236,9 +270,10 @@ class KnowledgeSearch:
         query_vector: npt.NDArray[np.float32] | None,
         depth: int,
         with_documents: bool = False,
+        with_leads: bool = False,
     ) -> Candidates:
         return await asyncio.wait_for(
-            self._search_one(kb_id, tokens, query_vector, depth, with_documents), self.timeout_s
+            self._search_one(kb_id, tokens, query_vector, depth, with_documents, with_leads), self.timeout_s
         )
 
     async def _search_one(
@@ -248,19 +283,21 @@ class KnowledgeSearch:
         query_vector: npt.NDArray[np.float32] | None,
         depth: int,
         with_documents: bool = False,
+        with_leads: bool = False,
     ) -> Candidates:
         async with self.session_factory() as session:
             lexical = await repository.lexical_candidates(session, kb_id, tokens, depth)
+            lead = await repository.lead_candidates(session, kb_id, tokens, depth) if with_leads else []
             vector: list[tuple[int, float]] = []
             if query_vector is not None and self.embedder is not None:
                 index = await self._vector_index(session, kb_id, self.embedder.model_name)
                 vector = _nearest(index, query_vector, depth)
             document_of: dict[int, str] = {}
-            if with_documents and (lexical or vector):
+            if with_documents and (lexical or vector or lead):
                 document_of = await repository.documents_of_chunks(
-                    session, list(dict.fromkeys(chunk_id for chunk_id, _ in lexical + vector))
+                    session, list(dict.fromkeys(chunk_id for chunk_id, _ in lexical + vector + lead))
                 )
-        return Candidates(lexical, vector, document_of)
+        return Candidates(lexical, vector, document_of, lead)
 
     async def _vector_index(self, session: AsyncSession, kb_id: str, model: str) -> _VectorIndex:
         key = (kb_id, model)
@@ -359,18 +396,27 @@ def _documents_first(hits: list[SearchHit], top_k: int) -> list[SearchHit]:
     return (first + rest)[:top_k]
 
 
+def uses_lead(query: str, *, weight: float, for_unspaced: bool | None = None) -> bool:
+    """Whether a ``documents_first`` search of ``query`` fuses the documents' leads (at ``weight``)."""
+    for_unspaced = LEAD_FOR_UNSPACED if for_unspaced is None else for_unspaced
+    return weight > 0 and (for_unspaced or not is_mostly_unspaced(query))
+
+
 def fuse_documents(
     lexical: list[tuple[int, float]],
     vector: list[tuple[int, float]],
     document_of: Mapping[int, str],
     *,
+    lead: Sequence[tuple[int, float]] = (),
     decay: float = DOCUMENT_DECAY,
     k: int = RRF_K,
     lexical_weight: float = LEXICAL_WEIGHT,
     vector_weight: float = VECTOR_WEIGHT,
+    lead_weight: float = LEAD_WEIGHT,
     depth: int = FUSION_DEPTH,
 ) -> dict[str, float]:
-    """Document id → fused score, from two (chunk id, raw score) lists (higher is better).
+    """Document id → fused score, from two (chunk id, raw score) lists (higher is better) and
+    the documents' leads (``lead``: one first chunk per document), weighted ``lead_weight``.
 
     In each list a document scores Σ decay^j * s_j over its passages' raw scores s_0 ≥ s_1 ≥ …
     (its best passage, plus a little for each further one: a document that answers in two
@@ -380,20 +426,15 @@ def fuse_documents(
     ``document_of`` (deleted since) are skipped. On the labelled set this ranks documents better
     than the order of their best fused passage (bench/README.md, ``knowledge_eval.py``).
     """
-    lexical_ranks = _document_ranks(lexical, document_of, decay)
-    vector_ranks = _document_ranks(vector, document_of, decay)
     fused: dict[str, float] = {}
-    for document_id in lexical_ranks.keys() | vector_ranks.keys():
-        lexical_rank = lexical_ranks.get(document_id)
-        vector_rank = vector_ranks.get(document_id)
-        fused[document_id] = (
-            lexical_weight / (k + lexical_rank) if lexical_rank is not None and lexical_rank <= depth else 0.0
-        ) + (vector_weight / (k + vector_rank) if vector_rank is not None and vector_rank <= depth else 0.0)
+    for found, weight in ((lexical, lexical_weight), (vector, vector_weight), (lead, lead_weight)):
+        for document_id, rank in _document_ranks(found, document_of, decay).items():
+            fused[document_id] = fused.get(document_id, 0.0) + (weight / (k + rank) if rank <= depth else 0.0)
     return fused
 
 
 def _document_ranks(
-    candidates: list[tuple[int, float]], document_of: Mapping[int, str], decay: float
+    candidates: Sequence[tuple[int, float]], document_of: Mapping[int, str], decay: float
 ) -> dict[str, int]:
     scores: dict[str, list[float]] = {}
     for chunk_id, score in candidates:
@@ -445,12 +486,16 @@ def fuse(
     lexical: list[tuple[int, float]],
     vector: list[tuple[int, float]],
     *,
+    lead: Sequence[tuple[int, float]] = (),
     k: int = RRF_K,
     lexical_weight: float = LEXICAL_WEIGHT,
     vector_weight: float = VECTOR_WEIGHT,
+    lead_weight: float = LEAD_WEIGHT,
     depth: int = FUSION_DEPTH,
 ) -> list[tuple[int, float, int | None, int | None]]:
-    """Weighted reciprocal rank fusion of two (chunk id, raw score) lists, best first.
+    """Weighted reciprocal rank fusion of two (chunk id, raw score) lists, best first; the
+    documents' leads (``lead``, their first chunks) add ``lead_weight`` / (k + rank) to those
+    chunks (and bring in a first chunk neither list holds).
 
     Returns (chunk id, fused score, lexical rank, vector rank); ranks start at 1. A rank
     beyond ``depth`` adds nothing to the score (the candidate stays, ordered by the rest).
@@ -458,19 +503,23 @@ def fuse(
     """
     lexical_ranks = _ranks(lexical)
     vector_ranks = _ranks(vector)
+    lead_ranks = _ranks(lead)
     fused: list[tuple[int, float, int | None, int | None]] = []
-    for chunk_id in lexical_ranks.keys() | vector_ranks.keys():
+    for chunk_id in lexical_ranks.keys() | vector_ranks.keys() | lead_ranks.keys():
         lexical_rank = lexical_ranks.get(chunk_id)
         vector_rank = vector_ranks.get(chunk_id)
-        score = (lexical_weight / (k + lexical_rank) if lexical_rank is not None and lexical_rank <= depth else 0.0) + (
-            vector_weight / (k + vector_rank) if vector_rank is not None and vector_rank <= depth else 0.0
+        lead_rank = lead_ranks.get(chunk_id)
+        score = (
+            (lexical_weight / (k + lexical_rank) if lexical_rank is not None and lexical_rank <= depth else 0.0)
+            + (vector_weight / (k + vector_rank) if vector_rank is not None and vector_rank <= depth else 0.0)
+            + (lead_weight / (k + lead_rank) if lead_rank is not None and lead_rank <= depth else 0.0)
         )
         fused.append((chunk_id, score, lexical_rank, vector_rank))
     fused.sort(key=lambda item: (-item[1], item[2] if item[2] is not None else 1 << 30, item[0]))
     return fused
 
 
-def _ranks(candidates: list[tuple[int, float]]) -> dict[int, int]:
+def _ranks(candidates: Sequence[tuple[int, float]]) -> dict[int, int]:
     ordered = sorted(candidates, key=lambda item: (-item[1], item[0]))
     ranks: dict[int, int] = {}
     for chunk_id, _ in ordered:

@@ -15,6 +15,7 @@ from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
 from app.knowledge import repository
 from app.knowledge.chunking import ChunkDraft
+from app.knowledge.lead import lead_index_text
 from app.knowledge.models import Document, KnowledgeBase
 from app.principal import Principal
 from app.spaces import repository as spaces_repository
@@ -160,7 +161,8 @@ async def store_document(session: AsyncSession, principal: Principal, prepared: 
 
     A source already in the knowledge base is replaced: same document id, its old
     chunks deleted, the new ones inserted, so a document and its chunks always change
-    together and never twice.
+    together and never twice. The document's lead (``app.knowledge.lead``) is indexed with its
+    first chunk, so it changes (and goes) with the chunks.
     """
     await writable_knowledge_base(session, principal, prepared.knowledge_base_id)
     key = source_key(prepared.source)
@@ -212,7 +214,9 @@ async def store_document(session: AsyncSession, principal: Principal, prepared: 
         }
         for index, chunk in enumerate(prepared.chunks)
     ]
-    await repository.insert_chunks(session, rows, prepared.index_texts)
+    first = next((chunk for chunk in prepared.chunks if chunk.position == 0), None)
+    lead = lead_index_text(prepared.title, first.text) if first is not None else None
+    await repository.insert_chunks(session, rows, prepared.index_texts, lead)
     await repository.bump_content_version(session, prepared.knowledge_base_id)
     return StoredDocument(document, outcome)
 

@@ -153,8 +153,10 @@ class TestAllOrNothing:
         kb = await make_kb(session_factory, space.id)
         original = repository.insert_chunks
 
-        async def insert_then_fail(session: AsyncSession, rows: list[dict[str, Any]], texts: list[str]) -> None:
-            await original(session, rows, texts)
+        async def insert_then_fail(
+            session: AsyncSession, rows: list[dict[str, Any]], texts: list[str], lead: str | None = None
+        ) -> None:
+            await original(session, rows, texts, lead)
             raise RuntimeError("disk full")
 
         monkeypatch.setattr(repository, "insert_chunks", insert_then_fail)

@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.knowledge import repository
+from app.knowledge import search as search_module
 from app.knowledge.embeddings import EmbeddingError, Matrix
 from app.knowledge.search import (
     LEXICAL_WEIGHT,
@@ -322,7 +323,15 @@ class TestHybrid:
         assert outcome.vector_error is not None and "endpoint down" in outcome.vector_error
 
 
+@pytest.fixture
+def without_leads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The passages' two lists alone (the documents' leads are tested in test_lead.py)."""
+    monkeypatch.setattr(search_module, "LEAD_WEIGHT", 0.0)
+    monkeypatch.setattr(search_module, "LEAD_WEIGHT_LEXICAL", 0.0)
+
+
 class TestDocumentsFirst:
+    @pytest.mark.usefixtures("without_leads")
     async def test_each_documents_best_passage_before_any_further_one(self, session_factory: SessionFactory) -> None:
         space = await make_space(session_factory, "alpha")
         kb = await make_kb(session_factory, space.id)
@@ -345,6 +354,7 @@ class TestDocumentsFirst:
         assert [hit.score for hit in by_document] == [by_score[0].score, by_score[2].score, by_score[1].score]
         assert [hit.title for hit in first_two] == ["Manual", "Kitchen"]
 
+    @pytest.mark.usefixtures("without_leads")
     async def test_documents_are_ranked_by_all_their_passages_not_their_best_one_alone(
         self, session_factory: SessionFactory
     ) -> None:

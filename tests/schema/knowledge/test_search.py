@@ -76,8 +76,11 @@ class TestSearchKnowledge:
         )
         await add_document(gql, kb_id, "Manual", f"# Manual\n\n{manual}")
         filler = "The office kitchen has coffee, tea and a fridge that is cleaned on Fridays. " * 3
-        await add_document(gql, kb_id, "Kitchen", f"{filler}Keep the widget away from the sink.")
-        await add_document(gql, kb_id, "Parking", f"{filler.replace('kitchen', 'car park')}A widget opens the gate.")
+        # The widget is in a second paragraph: not in these documents' leads (title and first paragraph).
+        await add_document(gql, kb_id, "Kitchen", f"{filler}\n\nKeep the widget away from the sink.")
+        await add_document(
+            gql, kb_id, "Parking", f"{filler.replace('kitchen', 'car park')}\n\nA widget opens the gate."
+        )
 
         three = await search(gql, alpha.id, "widget", topK=3)
         five = await search(gql, alpha.id, "widget", topK=5)
@@ -134,6 +137,24 @@ class TestSpaceRules:
         assert [hit["document"]["title"] for hit in own] == ["Beta notes"]
         assert other_space == []
         assert smuggled == []
+
+    async def test_another_space_s_document_titles_are_no_way_in(
+        self, gql: GraphQLClient, keys: Keys, two_spaces: dict[str, Any]
+    ) -> None:
+        # searchKnowledge also searches the documents' leads (title and first paragraph): scoped
+        # to the space's knowledge bases exactly as the passages are.
+        await add_document(gql, two_spaces["alpha_kb"], "Kestrel acquisition", "Terms of the deal.\n\nMore.")
+        beta_member = gql.as_key(await keys.for_space(two_spaces["beta"], Role.MEMBER))
+
+        own = await search(beta_member, two_spaces["beta"], "kestrel acquisition")
+        smuggled = await search(
+            beta_member, two_spaces["beta"], "kestrel acquisition", knowledgeBaseIds=[two_spaces["alpha_kb"]]
+        )
+        other_space = await search(beta_member, two_spaces["alpha"], "kestrel acquisition")
+
+        assert own == smuggled == other_space == []
+        admin_hits = await search(gql, two_spaces["alpha"], "kestrel acquisition")
+        assert [hit["document"]["title"] for hit in admin_hits] == ["Kestrel acquisition"]
 
     async def test_admin_searches_the_space_it_names(self, gql: GraphQLClient, two_spaces: dict[str, Any]) -> None:
         hits = await search(gql, two_spaces["alpha"], "bluebird")
