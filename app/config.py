@@ -85,6 +85,10 @@ class Settings(BaseSettings):
     # at most max_pending_websockets wait at once in a process, past it the longest waiting is
     # closed (4408, TOO_MANY_PENDING_WEBSOCKETS). 0: no bound on how many wait.
     websocket_init_timeout_s: float = 10.0
+    # At most this many /mcp streams of a tenant (GET streams and subscriptions/listen, each open
+    # while its client listens) at once in a process, whichever of its keys opened them; past it
+    # 429 / a JSON-RPC error, TOO_MANY_STREAMS (app/mcp_server/endpoint.py). 0: no cap.
+    max_mcp_streams_per_tenant: int = 100
     max_pending_websockets: int = 1_000
     # Longest text input (characters) by kind: names, labels, ids, tags …; descriptions;
     # search queries; prompts and agent messages; document and SKILL.md texts; anything else.

@@ -702,6 +702,7 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
     app.state.operation_cap = router.operation_cap
     app.state.socket_cap = router.socket_cap
     app.state.pending_sockets = router.pending_sockets
+    app.state.mcp_stream_cap = mcp_endpoint.stream_cap
     app.state.listing_cache = getattr(router.schema, "listing_cache", None)
     app.include_router(router)
     app.mount("/mcp", mcp_endpoint)
@@ -814,8 +815,12 @@ def build_mcp_endpoint(services: Services, keys: KeyCache) -> McpEndpoint:
     """Quiver as an MCP server: /mcp/spaces/{id} and /mcp/agents/{id} (app.mcp_server)."""
     catalog = McpCatalog(services.session_factory, services.settings.catalog_cache_ttl_s)
     notifier = ChangeNotifier(catalog, session_idle_s=McpEndpoint.session_idle_s)
-    server = build_mcp_server(catalog, services.gateway, notifier, page_size=services.settings.mcp_page_size)
-    return McpEndpoint(server, catalog, notifier, keys.principal)
+    per_tenant = services.settings.max_mcp_streams_per_tenant
+    stream_cap = TenantCap(per_tenant) if per_tenant > 0 else None
+    server = build_mcp_server(
+        catalog, services.gateway, notifier, page_size=services.settings.mcp_page_size, stream_cap=stream_cap
+    )
+    return McpEndpoint(server, catalog, notifier, keys.principal, stream_cap=stream_cap)
 
 
 def print_first_admin_key(raw_key: str) -> None:

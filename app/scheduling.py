@@ -66,6 +66,35 @@ class TenantBusyError(Exception):
         self.message = message
 
 
+class TenantCap:
+    """At most ``per_tenant`` of something per tenant at once (in this process): ``take`` one,
+    ``give_back`` it when it ends."""
+
+    def __init__(self, per_tenant: int) -> None:
+        if per_tenant < 1:
+            raise ValueError("per_tenant must be at least 1")
+        self.per_tenant = per_tenant
+        self._open: dict[str, int] = {}
+
+    def take(self, tenant: str) -> bool:
+        """Count one more of ``tenant``'s; False (nothing counted) when it is at the cap."""
+        count = self._open.get(tenant, 0)
+        if count >= self.per_tenant:
+            return False
+        self._open[tenant] = count + 1
+        return True
+
+    def give_back(self, tenant: str) -> None:
+        count = self._open.get(tenant, 0) - 1
+        if count > 0:
+            self._open[tenant] = count
+        else:
+            self._open.pop(tenant, None)
+
+    def open(self, tenant: str) -> int:
+        return self._open.get(tenant, 0)
+
+
 @contextmanager
 def waiting_outside() -> Iterator[None]:
     """Around an await on an upstream (a tool's endpoint, an MCP server, a model): while it

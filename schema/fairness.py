@@ -24,8 +24,8 @@ freeze at start-up, ``app.main.freeze_startup_objects``):
 - **Open subscriptions.** :class:`OperationCap` bounds how many subscriptions (streams it
   started, operations of its own) a tenant has running at once over WebSockets; past it, a
   new one is answered with an error (``TOO_MANY_SUBSCRIPTIONS``) and the socket stays open.
-  :class:`TenantCap` (its base) bounds a tenant's open WebSockets the same way
-  (``schema.websocket_admission``).
+  :class:`TenantCap` (its base, ``app.scheduling``) bounds a tenant's open WebSockets the same
+  way (``schema.websocket_admission``), and its MCP streams (``app.mcp_server``).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from app.scheduling import TenantBusyError as TenantBusyError
+from app.scheduling import TenantCap as TenantCap
 from schema.execution import FastExecutionContext
 
 #: Longest an operation completes list items before it lets others in.
@@ -347,35 +348,6 @@ class TenantAdmission:
                 anyone_waiting = anyone_waiting or bool(state.waiting)
         if anyone_waiting:
             self._recheck = asyncio.get_running_loop().call_later(self.recheck_s, self._look_again)
-
-
-class TenantCap:
-    """At most ``per_tenant`` of something per tenant at once (in this process): ``take`` one,
-    ``give_back`` it when it ends."""
-
-    def __init__(self, per_tenant: int) -> None:
-        if per_tenant < 1:
-            raise ValueError("per_tenant must be at least 1")
-        self.per_tenant = per_tenant
-        self._open: dict[str, int] = {}
-
-    def take(self, tenant: str) -> bool:
-        """Count one more of ``tenant``'s; False (nothing counted) when it is at the cap."""
-        count = self._open.get(tenant, 0)
-        if count >= self.per_tenant:
-            return False
-        self._open[tenant] = count + 1
-        return True
-
-    def give_back(self, tenant: str) -> None:
-        count = self._open.get(tenant, 0) - 1
-        if count > 0:
-            self._open[tenant] = count
-        else:
-            self._open.pop(tenant, None)
-
-    def open(self, tenant: str) -> int:
-        return self._open.get(tenant, 0)
 
 
 class OperationCap(TenantCap):

@@ -19,6 +19,10 @@ eras: handshake sessions and 2026-07-28 single requests):
   the tenant counted as served, and hold everyone else to their share).
 - Sessions are bounded per key (``MAX_SESSIONS_PER_KEY``, then 429) and per replica
   (``MAX_SESSIONS``, the SDK answers 503); request bodies to ``MAX_REQUEST_BYTES`` (413).
+- Open streams (GET streams and ``subscriptions/listen``, each open while its client listens)
+  are bounded per tenant, whichever of its keys opened them (``QUIVER_MAX_MCP_STREAMS_PER_TENANT``):
+  past it a GET is answered 429 and a listen request a JSON-RPC error, both with
+  ``TOO_MANY_STREAMS`` in ``error.data.code``.
 - It reports each handshake-era session's life to the change notifier (opened: the
   answer carried ``Mcp-Session-Id``; each request; DELETE or a 404 for it: closed).
 
@@ -44,9 +48,9 @@ from starlette.types import Message, Receive, Scope, Send
 
 from app.mcp_server.catalog import Catalog, Target, TargetKind
 from app.mcp_server.notify import ChangeNotifier
-from app.mcp_server.server import SCOPE_PRINCIPAL, SCOPE_TARGET, QuiverMcpServer
+from app.mcp_server.server import SCOPE_PRINCIPAL, SCOPE_TARGET, QuiverMcpServer, too_many_streams
 from app.principal import Principal
-from app.scheduling import LOOP_SHARE, TENANT, Admission, TenantBusyError
+from app.scheduling import LOOP_SHARE, TENANT, Admission, TenantBusyError, TenantCap
 
 PATH = re.compile(r"^/mcp/(spaces|agents)/([A-Za-z0-9_-]{1,64})/?$")
 KINDS: dict[str, TargetKind] = {"spaces": "space", "agents": "agent"}
@@ -98,9 +102,12 @@ class McpEndpoint:
         notifier: ChangeNotifier,
         authenticate: Authenticate,
         admission: Admission | None = None,
+        stream_cap: TenantCap | None = None,
     ) -> None:
         #: The tenants' admission shared with ``POST /graphql`` (None: no cap); see the module.
         self.admission = admission
+        #: The tenants' open streams, shared with the server's listen handler (None: no cap).
+        self.stream_cap = stream_cap
         self.catalog = catalog
         self.notifier = notifier
         self.authenticate = authenticate
@@ -163,6 +170,9 @@ class McpEndpoint:
         }
         tenant = principal.tenant
         TENANT.set(tenant)
+        if scope["method"] == "GET" and self.stream_cap is not None:
+            await self._stream(tenant, self.stream_cap, principal, target, headers, scope, receive, send)
+            return
         if self.admission is None or not _admitted(scope, headers):
             await self._route(principal, target, headers, scope, receive, send)
             return
@@ -178,6 +188,28 @@ class McpEndpoint:
         finally:
             LOOP_SHARE.reset(share)
             ticket.release()
+
+    async def _stream(
+        self,
+        tenant: str,
+        cap: TenantCap,
+        principal: Principal,
+        target: Target,
+        headers: Headers,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        """A GET (a handshake-era session's stream, open while the client listens), counted
+        against the tenant's streams while it is open."""
+        if not cap.take(tenant):
+            message, data = too_many_streams(cap.per_tenant)
+            await _error(429, message, {"Retry-After": "1"}, data)(send)
+            return
+        try:
+            await self._route(principal, target, headers, scope, receive, send)
+        finally:
+            cap.give_back(tenant)
 
     async def _route(
         self, principal: Principal, target: Target, headers: Headers, scope: Scope, receive: Receive, send: Send

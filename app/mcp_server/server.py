@@ -40,6 +40,7 @@ from app.gateway.service import ORIGIN_MCP, ToolGateway
 from app.mcp_server.catalog import Catalog, Offer, Target
 from app.mcp_server.notify import LISTEN_TARGET, ChangeNotifier
 from app.principal import Principal
+from app.scheduling import TenantCap
 
 SCOPE_PRINCIPAL = "quiver.principal"
 SCOPE_TARGET = "quiver.mcp_target"
@@ -53,6 +54,8 @@ MAX_ARGUMENT_CHARS = 200
 MAX_STREAMS_PER_KEY = 32
 #: Events a listen stream buffers for a client that stopped reading (list_changed events repeat anyway).
 MAX_BUFFERED_EVENTS = 16
+#: The code in a refusal's ``error.data`` when the tenant has QUIVER_MAX_MCP_STREAMS_PER_TENANT streams open.
+TOO_MANY_STREAMS = "TOO_MANY_STREAMS"
 SERVER_NAME = "quiver"
 SERVER_VERSION = "0.1.0"
 
@@ -71,6 +74,15 @@ class QuiverMcpServer(Server[Any]):
             experimental_capabilities,
             extensions,
         )
+
+
+def too_many_streams(limit: int) -> tuple[str, dict[str, Any]]:
+    """The message and ``error.data`` refusing a stream past the tenant's cap."""
+    message = (
+        f"This tenant already has {limit} MCP streams open (GET streams and subscriptions/listen; "
+        "QUIVER_MAX_MCP_STREAMS_PER_TENANT): close one and try again."
+    )
+    return message, {"code": TOO_MANY_STREAMS, "limit": limit}
 
 
 def caller(ctx: ServerRequestContext[Any]) -> tuple[Principal, Target]:
@@ -133,8 +145,15 @@ class SessionAttacher:
 
 
 def build_server(
-    catalog: Catalog, gateway: ToolGateway, notifier: ChangeNotifier, *, page_size: int
+    catalog: Catalog,
+    gateway: ToolGateway,
+    notifier: ChangeNotifier,
+    *,
+    page_size: int,
+    stream_cap: TenantCap | None = None,
 ) -> QuiverMcpServer:
+    """``stream_cap``: the tenants' open streams (listen streams here, GET streams in the endpoint)."""
+
     async def offer_for(target: Target) -> Offer:
         offer = await catalog.offer(target)
         notifier.served(target, offer)
@@ -226,11 +245,16 @@ def build_server(
         principal, target = caller(ctx)
         if notifier.streams_of(principal.key_id) >= MAX_STREAMS_PER_KEY:
             raise MCPError(types.INVALID_REQUEST, f"At most {MAX_STREAMS_PER_KEY} listen streams per key.")
+        tenant = principal.tenant
+        if stream_cap is not None and not stream_cap.take(tenant):
+            raise MCPError(types.INVALID_REQUEST, *too_many_streams(stream_cap.per_tenant))
         token = LISTEN_TARGET.set((target, principal.key_id))
         try:
             return await listen(ctx, params)
         finally:
             LISTEN_TARGET.reset(token)
+            if stream_cap is not None:
+                stream_cap.give_back(tenant)
 
     server = QuiverMcpServer(
         SERVER_NAME,
