@@ -7,7 +7,7 @@ Data (``bench/data/skills/``, hand-written for this benchmark):
   summary / agenda / retrospective, postmortem / bug triage / log analysis / on-call
   handover, SQL / spreadsheet formula, …), English and Chinese trigger hints, boundaries
   naming the neighbour's ground.
-* ``requests.json`` — 1,220 requests, averaging about 78 characters, full of company,
+* ``requests.json`` — 1,390 requests, averaging about 78 characters, full of company,
   people and place names: English, Chinese and mixed Chinese-English; four kinds —
   ``direct`` (says what it wants in the skill's own terms), ``paraphrase`` (colloquial,
   no hint words), ``near-miss`` (for one skill of a confusable pair, using the other's
@@ -35,6 +35,7 @@ per call, p50/p95 over the held-out requests.
     .venv/bin/python -m bench.skill_match_eval
     .venv/bin/python -m bench.skill_match_eval --no-embeddings
     .venv/bin/python -m bench.skill_match_eval --calibrate
+    .venv/bin/python -m bench.skill_match_eval --tuning-only --no-latency   # while choosing: held-out not run
     .venv/bin/python -m bench.skill_match_eval --split fresh --no-latency   # measurement only
 """
 
@@ -74,7 +75,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 DATA = ROOT / "bench" / "data" / "skills"
 # The options that tune or study a set: refused with --split fresh (see the docstring).
-TUNING_OPTIONS = ("--calibrate", "--misses", "--show-tuning")
+TUNING_OPTIONS = ("--calibrate", "--misses", "--show-tuning", "--tuning-only")
 LANGS = ("en", "zh", "mixed")
 KINDS = ("direct", "paraphrase", "near-miss", "no-skill")
 
@@ -497,6 +498,11 @@ async def main() -> None:
     parser.add_argument("--calibrate", action="store_true", help="refit the calibration on the tuning half")
     parser.add_argument("--show-tuning", action="store_true", help="also print the tuning half's tables")
     parser.add_argument(
+        "--tuning-only",
+        action="store_true",
+        help="only the tuning half's tables (the held-out half is not run: for choosing, before its one run)",
+    )
+    parser.add_argument(
         "--misses", action="store_true", help="print the tuning requests that went wrong (never study the held-out)"
     )
     parser.add_argument("--no-latency", action="store_true", help="skip the latency table")
@@ -516,6 +522,8 @@ async def main() -> None:
     add_split_argument(parser, TUNING_OPTIONS)
     arguments = parser.parse_args()
     refuse_tuning_on_fresh(parser, arguments, TUNING_OPTIONS)
+    if arguments.tuning_only:
+        arguments.show_tuning = True
 
     if arguments.request_chars is not None:
         matching.REQUEST_CHARS = arguments.request_chars
@@ -576,6 +584,11 @@ async def main() -> None:
             name = "tuning" if arguments.show_tuning else arguments.split
             padded = long_requests(chosen, arguments.seed)
             report(f"{mode}, {name}, {LONG_CHARS:,} characters", padded, await evaluate(matcher, documents, padded))
+            continue
+        if arguments.tuning_only:
+            report(f"{mode}, tuning", tuning, await evaluate(matcher, documents, tuning))
+            if arguments.misses:
+                await print_misses(matcher, documents, tuning)
             continue
         returned = await evaluate(matcher, documents, held_out)
         report(f"{mode}, {arguments.split}", held_out, returned)

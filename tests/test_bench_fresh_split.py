@@ -39,6 +39,7 @@ def run_bench(*arguments: str) -> subprocess.CompletedProcess[str]:
         ("bench.skill_match_eval", "--split", "fresh", "--calibrate"),
         ("bench.skill_match_eval", "--split", "fresh", "--misses"),
         ("bench.skill_match_eval", "--split", "fresh", "--show-tuning"),
+        ("bench.skill_match_eval", "--split", "fresh", "--tuning-only"),
         ("bench.knowledge_eval", "--split", "fresh", "--tune"),
     ],
 )
