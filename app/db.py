@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, MetaData, event, literal
+from sqlalchemy import JSON, Boolean, DateTime, MetaData, event, literal, text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.compiler import compiles
@@ -101,6 +102,32 @@ async def discard_connection(connection: AsyncConnection | None) -> None:
         await connection.invalidate()
     with contextlib.suppress(Exception):
         await connection.close()
+
+
+async def lock_name(session: AsyncSession, kind: str, name: str) -> None:
+    """Hold, until this transaction ends, the right to create (or rename to) the ``kind`` named
+    ``name``: a name checked free after this stays free until the insert commits, whatever
+    other requests (or replicas) create at the same time. Check the name after calling it.
+
+    PostgreSQL: a transaction advisory lock on a hash of both (READ COMMITTED lets two
+    transactions each find the name free, then both insert: twelve tools of one name from
+    thirty simultaneous createTool calls). SQLite: the database's one write lock, taken now
+    (other writers wait up to ``busy_timeout``), so the check sees every committed insert.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        digest = hashlib.blake2b(f"{kind}\0{name}".encode(), digest_size=8).digest()
+        key = int.from_bytes(digest, "big", signed=True)
+        await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+    else:
+        await sqlite_write_lock(session)
+
+
+async def sqlite_write_lock(session: AsyncSession) -> None:
+    """SQLite: take the database's write lock now, for the rest of the transaction. Reads
+    before a transaction's first write see no lock (each is a snapshot of its own), so two
+    transactions may read the same state and both write from it; after this they cannot."""
+    # A write matching no row: SQLite takes the write lock for the statement all the same.
+    await session.execute(text("UPDATE space SET name = name WHERE id IS NULL"))
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db import utcnow
+from app.db import lock_name, utcnow
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
 from app.knowledge import repository
@@ -55,6 +55,7 @@ async def create_knowledge_base(
         raise ForbiddenError("This key may not create knowledge bases in that space.", ["input", "spaceId"])
     if not KB_NAME.match(name):
         raise DomainError("INVALID_NAME", "Knowledge base names match ^[a-zA-Z0-9_-]{1,64}$.", ["input", "name"])
+    await lock_name(session, "knowledge_base", f"{space_id}/{name}")
     if await repository.get_by_name(session, space_id, name) is not None:
         raise DomainError("DUPLICATE", f"A knowledge base named {name!r} exists in this space.", ["input", "name"])
     kb = KnowledgeBase(

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.crypto import SecretBox
+from app.db import lock_name
 from app.egress import EgressPolicy
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
@@ -61,6 +62,7 @@ async def register_mcp_server(
         await tools_service.check_egress(egress, data.url, _path("url"))
         if data.command is not None:
             raise DomainError("INVALID", f"A {data.transport} server takes a url, not a command.", _path("command"))
+    await lock_name(session, "mcp_server", data.name)
     if await repository.get_server_by_name(session, data.name) is not None:
         raise DomainError("DUPLICATE", f"An MCP server named {data.name!r} exists.", _path("name"))
     space_ids = (

@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.agents import repository as agents_repository
+from app.db import lock_name
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
 from app.pipelines import contract, repository
@@ -209,8 +210,7 @@ async def create_pipeline(
     if not principal.can_manage_space(space_id):
         raise ForbiddenError("Only a SPACE_ADMIN of the space or an ADMIN creates pipelines.", ["input", "spaceId"])
     name = check_not_blank(name, ["input", "name"])
-    if await repository.name_taken(session, space_id, name):
-        raise DomainError("DUPLICATE", f"The space already has a pipeline named {name!r}.", ["input", "name"])
+    await _claim_name(session, space_id, name)
     checked = await check_steps(session, space_id, steps)
     pipeline = Pipeline(id=new_id("pl_"), space_id=space_id, name=name, version=1, status="ACTIVE")
     session.add(pipeline)
@@ -224,6 +224,13 @@ async def create_pipeline(
     return pipeline
 
 
+async def _claim_name(session: AsyncSession, space_id: str, name: str, exclude_id: str | None = None) -> None:
+    """The name free in the space, and kept free until this transaction ends (``lock_name``)."""
+    await lock_name(session, "pipeline", f"{space_id}/{name}")
+    if await repository.name_taken(session, space_id, name, exclude_id=exclude_id):
+        raise DomainError("DUPLICATE", f"The space already has a pipeline named {name!r}.", ["input", "name"])
+
+
 async def update_pipeline(
     session: AsyncSession, principal: Principal, pipeline_id: str, name: str | None, steps: list[StepSpec] | None
 ) -> Pipeline:
@@ -235,8 +242,7 @@ async def update_pipeline(
         raise ForbiddenError("Only a SPACE_ADMIN of the space or an ADMIN changes pipelines.", ["input", "pipelineId"])
     if name is not None:
         name = check_not_blank(name, ["input", "name"])
-        if await repository.name_taken(session, pipeline.space_id, name, exclude_id=pipeline.id):
-            raise DomainError("DUPLICATE", f"The space already has a pipeline named {name!r}.", ["input", "name"])
+        await _claim_name(session, pipeline.space_id, name, exclude_id=pipeline.id)
         pipeline.name = name
     if steps is not None:
         checked = await check_steps(session, pipeline.space_id, steps)

@@ -6,6 +6,7 @@ import logging
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.db import lock_name
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
 from app.principal import Principal
@@ -138,6 +139,7 @@ async def create_skill(
 ) -> SkillDefinition:
     await check_may_create(session, principal, data.space_id)
     name = check_name(data.name or "", _path("name"))
+    await lock_name(session, "skill", name)
     if await repository.name_taken(session, name, data.space_id):
         raise DomainError("DUPLICATE", f"A skill named {name!r} is already visible there.", _path("name"))
     prompt = check_prompt(data.prompt or "", prompt_limit)

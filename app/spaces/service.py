@@ -10,7 +10,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db import utcnow
+from app.db import lock_name, utcnow
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
 from app.pagination import Page, PageRequest
@@ -215,6 +215,7 @@ async def create_space(session: AsyncSession, principal: Principal, name: str, l
         )
     if not label.strip():
         raise DomainError("INVALID", "Label must not be empty.", ["input", "label"])
+    await lock_name(session, "space", name)
     if await repository.get_space_by_name(session, name) is not None:
         raise DomainError("DUPLICATE", f"A space named {name!r} already exists.", ["input", "name"])
     space = Space(id=new_id("sp_"), name=name, label=label.strip(), is_system=False)

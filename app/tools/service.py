@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.crypto import SecretBox
+from app.db import lock_name
 from app.egress import EgressDeniedError, EgressPolicy
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
@@ -299,6 +300,11 @@ async def create_tool(
     _apply_policy_fields(tool, data)
     await check_egress(egress, tool.endpoint, _path("endpoint"))
     await check_egress(egress, data.auth.token_url if data.auth else None, _path("auth", "tokenUrl"))
+    # Checked again under the name's lock (held to the commit): a simultaneous createTool of the
+    # same name may have passed the check above too.
+    await lock_name(session, "tool", name)
+    if await repository.name_taken(session, name, space_ids or None):
+        raise DomainError("DUPLICATE", f"A tool named {name!r} is already visible there.", _path("name"))
     session.add(tool)
     await session.flush()
     if space_ids:
