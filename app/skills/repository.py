@@ -13,7 +13,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db import JsonArrayContains
+from app.db import JsonArrayContains, sqlite_write_lock
 from app.pagination import Page, PageRequest, count, fetch_page
 from app.skills.models import SkillChannelEvent, SkillDefinition, SkillUsage, SkillVersion
 
@@ -109,7 +109,11 @@ async def retire_channel(session: AsyncSession, skill_id: str, channel: str) -> 
 
 
 async def get_skill_for_update(session: AsyncSession, skill_id: str) -> SkillDefinition | None:
-    """The skill row, locked until the transaction ends (PostgreSQL; SQLite serialises writers anyway)."""
+    """The skill row, locked until the transaction ends (PostgreSQL: the row; SQLite: the database's
+    write lock, taken before reading: without it two updateSkill calls read the same versions and
+    both inserted the next one, an IntegrityError)."""
+    if session.get_bind().dialect.name == "sqlite":
+        await sqlite_write_lock(session)
     statement = select(SkillDefinition).where(SkillDefinition.skill_id == skill_id).with_for_update()
     return (await session.scalars(statement)).one_or_none()
 

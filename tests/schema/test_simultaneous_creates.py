@@ -3,7 +3,7 @@
 Each check-then-insert ran unguarded: on PostgreSQL (READ COMMITTED) two transactions each
 found the name free and both inserted (thirty simultaneous createTool calls made twelve tools
 of one name, createPipeline nine pipelines), and where a unique constraint caught the second
-insert (space names) the caller got INTERNAL_ERROR.
+insert (space names, a skill's version numbers on SQLite) the caller got INTERNAL_ERROR.
 
 Made deterministic: the first creation runs through the service in a transaction the test
 holds open; the second is a real GraphQL request, let go as soon as it issues its first write
@@ -26,6 +26,9 @@ from app.agents.models import Agent
 from app.pipelines import service as pipelines_service
 from app.pipelines.models import Pipeline
 from app.principal import SYSTEM_PRINCIPAL, Role
+from app.skills import service as skills_service
+from app.skills.inputs import SkillInput
+from app.skills.models import SkillVersion
 from app.spaces import service as spaces_service
 from app.spaces.models import Space
 from app.tools import service as tools_service
@@ -166,3 +169,32 @@ async def test_simultaneous_create_pipeline(
     statement = select(func.count()).where(Pipeline.space_id == space.id, Pipeline.name == "triage")
     assert await count_rows(session_factory, statement) == 1
     assert await count_rows(session_factory, select(func.count()).where(Agent.id == agent_id)) == 1
+
+
+async def test_simultaneous_update_skill(
+    gql: GraphQLClient, keys: Keys, engine: AsyncEngine, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    space = await keys.space("skilled")
+    async with session_factory() as session, session.begin():
+        skill = await skills_service.create_skill(
+            session,
+            SYSTEM_PRINCIPAL,
+            SkillInput(space_id=space.id, name="refunds", label="Refunds", description="Refund requests.", prompt="v1"),
+            2000,
+        )
+    body = await race(
+        engine,
+        session_factory,
+        lambda session: skills_service.update_skill(
+            session, SYSTEM_PRINCIPAL, skill.skill_id, SkillInput(prompt="from the service"), 2000
+        ),
+        lambda: gql.raw(
+            """mutation($id: ID!) { updateSkill(input: {id: $id, prompt: "from the request"}) {
+                 skill { version } userErrors { code } } }""",
+            {"id": skill.skill_id},
+        ),
+    )
+    assert "errors" not in body, body
+    assert body["data"]["updateSkill"] == {"skill": {"version": "1.0.2"}, "userErrors": []}
+    statement = select(func.count()).where(SkillVersion.skill_id == skill.skill_id)
+    assert await count_rows(session_factory, statement) == 3
