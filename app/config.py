@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     # Request bodies and WebSocket messages to /graphql, and how deeply their JSON may nest.
     max_request_bytes: int = 2 * 1024 * 1024
     max_json_depth: int = 64
+    # A POST /graphql body still arriving after this long is answered 408 REQUEST_TIMEOUT: a client
+    # that stops half-way held its connection for ever, and the tenant's later large bodies waited
+    # behind it in the heavy line. 0: no limit.
+    request_body_timeout_s: float = 30.0
     # A POST to /graphql whose body is at least this large (or of undeclared length) waits until
     # the same tenant's earlier such requests are read, parsed, validated and costed (executing
     # them does not hold the line): a tenant sending many large bodies at once has them parsed one

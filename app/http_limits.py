@@ -5,6 +5,9 @@
 - A JSON body must be an object (no batching), valid JSON, and nested at most
   ``max_depth`` levels: ``"abc"``, ``null`` or 1,000 nested arrays are the client's
   mistakes (400), not the server's (they were 500s).
+- A POST body that has not all arrived ``body_timeout_s`` after the request began is
+  answered 408 (``REQUEST_TIMEOUT``): a client stalled half-way no longer holds its connection,
+  nor its tenant's line for large bodies, for ever.
 - A WebSocket message over ``max_bytes`` closes the socket with 1009 (message too big);
   one nested deeper than ``max_depth`` with 4400 (graphql-transport-ws: invalid message).
 
@@ -22,6 +25,7 @@ behind in bench/noisy_neighbour.py.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any
@@ -41,6 +45,7 @@ _OPENERS[[ord("]"), ord("}")]] = -1
 _SPLIT_QUOTES = 200_000
 
 TOO_LARGE = "REQUEST_TOO_LARGE"
+TIMED_OUT = "REQUEST_TIMEOUT"
 BAD_REQUEST = "BAD_REQUEST"
 WS_MESSAGE_TOO_BIG = 1009
 WS_INVALID_MESSAGE = 4400
@@ -114,11 +119,12 @@ def check_graphql_body(raw: bytes, max_depth: int) -> None:
 class RequestLimits:
     """ASGI middleware for one path (the GraphQL endpoint); see the module docstring."""
 
-    def __init__(self, app: ASGIApp, *, path: str, max_bytes: int, max_depth: int) -> None:
+    def __init__(self, app: ASGIApp, *, path: str, max_bytes: int, max_depth: int, body_timeout_s: float = 0.0) -> None:
         self.app = app
         self.path = path
         self.max_bytes = max_bytes
         self.max_depth = max_depth
+        self.body_timeout_s = body_timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or scope["path"].rstrip("/") != self.path:
@@ -147,6 +153,19 @@ class RequestLimits:
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
             raise self._too_large()
+        if self.body_timeout_s <= 0:
+            return await self._receive_body(receive)
+        try:
+            async with asyncio.timeout(self.body_timeout_s):
+                return await self._receive_body(receive)
+        except TimeoutError:
+            raise BadBodyError(
+                408,
+                f"The request body did not arrive within {self.body_timeout_s:g} s (QUIVER_REQUEST_BODY_TIMEOUT_S).",
+                TIMED_OUT,
+            ) from None
+
+    async def _receive_body(self, receive: Receive) -> bytes:
         chunks: list[bytes] = []
         size = 0
         while True:

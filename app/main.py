@@ -708,7 +708,11 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
     app.mount("/mcp", mcp_endpoint)
     # Inside the auth check: a request without a valid key is refused before its body is read.
     app.add_middleware(
-        RequestLimits, path=GRAPHQL_PATH, max_bytes=settings.max_request_bytes, max_depth=settings.max_json_depth
+        RequestLimits,
+        path=GRAPHQL_PATH,
+        max_bytes=settings.max_request_bytes,
+        max_depth=settings.max_json_depth,
+        body_timeout_s=settings.request_body_timeout_s,
     )
     # One line per tenant for large bodies, shared by both ways in.
     heavy_line = CostlyOperationGate()
@@ -749,6 +753,7 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
             path=GRAPHQL_PATH,
             max_bytes=settings.max_request_bytes,
             max_depth=settings.max_json_depth,
+            body_timeout_s=settings.request_body_timeout_s,
         ),
         keys=keys,
         heavy_line=heavy_line,
