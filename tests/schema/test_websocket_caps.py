@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -22,6 +22,7 @@ from app.main import create_app
 from app.principal import Role
 from schema.fairness import TenantCap
 from tests.conftest import Keys
+from tests.support.processes import wait_until
 from tests.support.serving import serving
 
 CAP = 2
@@ -51,14 +52,6 @@ async def acknowledged(base_url: str, key: str, stack: AsyncExitStack) -> Client
     ws = await stack.enter_async_context(await open_socket(base_url))
     assert await init(ws, key) == {"type": "connection_ack"}
     return ws
-
-
-async def until(condition: Callable[[], bool], what: str) -> None:
-    for _ in range(500):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(what)
 
 
 async def query_over(ws: ClientConnection) -> dict[str, Any]:
@@ -105,11 +98,11 @@ class TestPerTenantCap:
 
             # Closing one frees its place.
             await first.close()
-            await until(lambda: cap.open(alpha.id) == 1, "the closed socket still counts")
+            await wait_until(lambda: cap.open(alpha.id) == 1)
             again = await acknowledged(base_url, alpha_keys[0], stack)
             assert (await query_over(again))["payload"] == {"data": {"__typename": "Query"}}
             assert cap.open(alpha.id) == CAP
-        await until(lambda: cap.open(alpha.id) == cap.open(beta.id) == 0, "closed sockets still count")
+        await wait_until(lambda: cap.open(alpha.id) == cap.open(beta.id) == 0)
 
     async def test_an_admin_key_is_a_tenant_of_its_own(self, served: tuple[str, TenantCap], keys: Keys) -> None:
         base_url, _ = served
@@ -155,7 +148,7 @@ class TestBeforeConnectionInit:
         app = create_app(settings.model_copy(update={"max_pending_websockets": 2}))
         async with serving(settings, app) as base_url, AsyncExitStack() as stack:
             oldest, second = [await stack.enter_async_context(await open_socket(base_url)) for _ in range(2)]
-            await until(lambda: len(app.state.pending_sockets) == 2, "the sockets are not waiting")
+            await wait_until(lambda: len(app.state.pending_sockets) == 2)
             newest = await stack.enter_async_context(await open_socket(base_url))
             outcome = await answer(oldest)
             assert outcome["closed"] == 4408, outcome

@@ -6,8 +6,7 @@ plain HTTP for the GET streams and the official SDK's client for listen."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -21,6 +20,7 @@ from app.principal import Role
 from app.scheduling import TenantCap
 from tests.app.mcp_server.conftest import McpServer
 from tests.conftest import Keys
+from tests.support.processes import wait_until
 from tests.support.serving import serving
 
 CAP = 2
@@ -55,14 +55,6 @@ async def get_stream(stack: AsyncExitStack, http: httpx.AsyncClient, url: str, k
     return await stack.enter_async_context(http.stream("GET", url, headers=headers))
 
 
-async def until(condition: Callable[[], bool], what: str) -> None:
-    for _ in range(500):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(what)
-
-
 async def assert_refused(response: httpx.Response) -> None:
     assert response.status_code == 429
     body = await response.aread()
@@ -88,9 +80,9 @@ async def test_get_streams_are_bounded_per_tenant_not_per_key(capped: tuple[McpS
         assert (await get_stream(stack, http, beta_url, beta_key)).status_code == 200
         # A stream that ends frees its place.
         await first.aclose()
-        await until(lambda: cap.open(alpha.id) == 1, "the closed GET stream still counts")
+        await wait_until(lambda: cap.open(alpha.id) == 1)
         assert (await get_stream(stack, http, alpha_url, alpha_keys[2])).status_code == 200
-    await until(lambda: cap.open(alpha.id) == cap.open(beta.id) == 0, "closed streams still count")
+    await wait_until(lambda: cap.open(alpha.id) == cap.open(beta.id) == 0)
 
 
 async def test_listen_streams_count_with_get_streams(capped: tuple[McpServer, TenantCap], keys: Keys) -> None:
@@ -112,7 +104,7 @@ async def test_listen_streams_count_with_get_streams(capped: tuple[McpServer, Te
                     pass
             assert refused.value.error.data == {"code": "TOO_MANY_STREAMS", "limit": CAP}
             await assert_refused(await get_stream(stack, http, url, other_key))
-        await until(lambda: cap.open(space.id) == 1, "the ended listen stream still counts")
+        await wait_until(lambda: cap.open(space.id) == 1)
         async with client.listen(prompts_list_changed=True):
             assert cap.open(space.id) == CAP
 
