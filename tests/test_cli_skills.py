@@ -84,3 +84,12 @@ class TestSkillsCli:
             (database / "email-draft" / "SKILL.md").read_text(encoding="utf-8").startswith("---\nname: email-draft\n")
         )
         assert unknown.exit_code != 0
+
+    def test_export_to_a_folder_it_cannot_write_is_a_clear_error(self, database: Path) -> None:
+        (database / "a-file").write_text("not a folder", encoding="utf-8")
+
+        result = CliRunner().invoke(skills_cli, ["export", "sk_email_draft", str(database / "a-file")])
+
+        assert result.exit_code == 2, result.output
+        assert "cannot write" in result.output and "Traceback" not in result.output
+        assert not isinstance(result.exception, OSError)

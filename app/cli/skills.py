@@ -155,8 +155,11 @@ async def _export(skill_id: str, folder: Path, version: str | None) -> Path:
     finally:
         await engine.dispose()
     target = folder / name / FILE_NAME
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:  # not writable, not a folder, disk full...
+        raise typer.BadParameter(f"cannot write {target}: {error.strerror or error}") from None
     return target
 
 
