@@ -274,6 +274,15 @@ def serving(directory: Path, **env: str) -> Iterator[Server]:
 
 
 class TestServe:
+    @pytest.mark.parametrize("port", ["99999", "65536", "-1", "0"])
+    def test_a_port_out_of_range_is_refused_before_anything_starts(self, tmp_path: Path, port: str) -> None:
+        # 99999 was taken modulo 65536: the server listened on 34463 and said it was on 99999.
+        result = run_quiver(tmp_path, "serve", "--port", port)
+
+        assert result.returncode == 2, result.stderr
+        assert "--port" in result.stderr and "Traceback" not in result.stderr
+        assert "Uvicorn running" not in result.stdout + result.stderr
+
     def test_first_run_prints_an_admin_key_once(self, tmp_path: Path) -> None:
         with serving(tmp_path) as first:
             health = httpx.get(f"{first.url}/healthz", timeout=5)

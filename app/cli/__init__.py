@@ -56,7 +56,7 @@ WORKER_HEALTHCHECK_TIMEOUT_S = 30
 @cli.command()
 def serve(
     host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
-    port: int = typer.Option(8000, help="Port to listen on."),
+    port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
     workers: int = typer.Option(
         1,
         min=1,
