@@ -118,6 +118,9 @@ def start_server(bus: str, directory: Path, redis_url: str | None, settings: dic
         QUIVER_SECRET_KEY=Fernet.generate_key().decode(),
         QUIVER_TOOL_RATE_LIMIT=BENCH_RATE_LIMIT,
         QUIVER_LOG_LEVEL="INFO",
+        # Every subscriber's socket is the admin key's, one tenant: no cap on its sockets
+        # (bench/hostile_websockets.py measures the cap).
+        QUIVER_MAX_WEBSOCKETS_PER_TENANT="0",
     )
     if redis_url:
         environment["QUIVER_REDIS_URL"] = redis_url
