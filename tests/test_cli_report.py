@@ -84,6 +84,14 @@ class TestReportCommand:
         assert "36 tool call(s), 6 run(s)" in result.stdout
         assert "p95 latency per week" in result.stdout
 
+    async def test_a_space_that_does_not_exist_is_an_error(self, tmp_path: Path) -> None:
+        await seeded(tmp_path)
+        result = await run_quiver_async(tmp_path, "report", "--space", "sp_nope", *WINDOW)
+        assert result.returncode == 2, result.stdout
+        assert "Space 'sp_nope' not found." in result.stderr
+        assert "Traceback" not in result.stderr
+        assert result.stdout == ""
+
     async def test_a_bad_window_is_an_error_not_a_trace(self, tmp_path: Path) -> None:
         await seeded(tmp_path)
         result = await run_quiver_async(tmp_path, "report", "--since", "yesterday-ish")

@@ -15,12 +15,13 @@ from datetime import date, datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.errors import DomainError, ForbiddenError
+from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.gateway.envelope import PARAM_INVALID
 from app.principal import Principal, Role
 from app.reports import repository, rollup
 from app.reports.models import ALL_SPACES, DAY, HOUR
 from app.reports.repository import PERCENTILE, week_start
+from app.spaces import repository as spaces_repository
 
 TOP = 10
 DEFAULT_WINDOW = timedelta(days=30)
@@ -158,6 +159,9 @@ async def health_report(
     ``rollups``, from the raw rows alone (exact, and as slow as the window is full)."""
     if not may_read_report(principal, space_id):
         raise ForbiddenError("Only ADMIN keys, and SPACE_ADMIN or VIEWER keys of the space, read its health report.")
+    if space_id is not None and await spaces_repository.get_space(session, space_id) is None:
+        # Not an empty report (whose unused tools would be every global one): there is no such space.
+        raise NotFoundError("Space", space_id, ["spaceId"])
     step = progress or (lambda _phase: None)
     step("calls per tool and week")
     # Another space's rows are never read: a space's rollup rows carry its id; ALL_SPACES rows

@@ -8,7 +8,7 @@ from typing import Annotated
 import strawberry
 
 from app.db import utcnow
-from app.errors import DomainError
+from app.errors import DomainError, NotFoundError
 from app.reports import service
 from schema.context import Info
 from schema.errors import ClientError
@@ -39,6 +39,8 @@ class ReportsQuery:
             start, end = service.window(since, until, utcnow())
             async with info.context.session() as session:
                 report = await service.health_report(session, principal, space, start, end)
+        except NotFoundError:
+            return None  # no such space: as one out of reach
         except DomainError as error:
             raise ClientError(error.message, error.code) from None
         return HealthReport.of(report)

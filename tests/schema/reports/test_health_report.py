@@ -215,6 +215,13 @@ class TestHealthReportAccess:
         reader = gql.as_key(await keys.for_space(world["a"], Role.SPACE_ADMIN))
         assert (await reader.execute(REPORT, window(world["b"])))["healthReport"] is None
 
+    async def test_a_space_that_does_not_exist_is_null_for_an_admin_too(
+        self, gql: GraphQLClient, world: dict[str, str]
+    ) -> None:
+        # It was a report of nothing, its unused tools every global one.
+        body = (await gql.raw(REPORT, window("sp_does_not_exist"))).json()
+        assert body == {"data": {"healthReport": None}}
+
     async def test_a_member_is_refused(self, gql: GraphQLClient, keys: Keys, world: dict[str, str]) -> None:
         member = await keys.for_space(world["a"], Role.MEMBER)
         body = (await gql.raw(REPORT, window(world["a"]), key=member)).json()
