@@ -293,6 +293,8 @@ class TextLimits:
     prompt: int = 32_000
     document: int = 500_000
     other: int = 10_000
+    # An OpenAPI document: importOpenApi bounds it itself (2 MiB, app.tools.openapi.MAX_SPEC_BYTES).
+    spec: int = 2 * 1024 * 1024
 
     def for_field(self, parent: str, name: str) -> int:
         kind = TEXT_KINDS.get((parent, name)) or TEXT_KINDS.get(("*", name))
@@ -334,6 +336,7 @@ TEXT_KINDS: dict[tuple[str, str], str] = {
     ("InvokeAgentInput", "message"): "prompt",
     ("AddDocumentInput", "text"): "document",
     ("ImportSkillInput", "text"): "document",
+    ("ImportOpenApiInput", "spec"): "spec",
 }
 
 

@@ -169,6 +169,29 @@ class TestPublicDocuments:
         assert payload["userErrors"] == [] and payload["skipped"] == []
         assert {item["operationId"]: item["tool"]["name"] for item in payload["created"]} == expected
 
+    async def test_a_document_of_real_size_imports(self, gql: GraphQLClient, keys: Keys) -> None:
+        # A real API's document is tens or hundreds of kilobytes: the spec field was cut at
+        # QUIVER_MAX_TEXT_CHARS (10,000 characters), a TOO_LONG userError, the README saying 2 MiB.
+        description = "查询订单的状态、金额与物流信息 (order status, amount and shipping) for a customer. " * 12
+        paths = {
+            f"/orders/{{orderId}}/part{index}": {
+                "get": {
+                    "operationId": f"getOrderPart{index}",
+                    "summary": f"Order part {index}",
+                    "description": description,
+                    "parameters": [{"name": "orderId", "in": "path", "required": True, "schema": {"type": "string"}}],
+                    "responses": {"200": {"description": "The part."}},
+                }
+            }
+            for index in range(120)
+        }
+        spec = json.dumps({"openapi": "3.0.3", "info": {"title": "Orders", "version": "1"}, "paths": paths})
+        assert len(spec) > 100_000
+        space = await keys.space("big_api")
+        payload = await import_spec(gql, space.id, spec, baseUrl="http://127.0.0.1:9/v1")
+        assert payload["userErrors"] == [] and payload["skipped"] == []
+        assert len(payload["created"]) == 120
+
     async def test_the_expanded_petstore_body_is_flattened_and_its_array_query_kept(
         self, gql: GraphQLClient, keys: Keys
     ) -> None:
