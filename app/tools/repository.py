@@ -2,17 +2,36 @@
 
 from __future__ import annotations
 
+import operator
 from collections import defaultdict, namedtuple
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol, cast
 
-from sqlalchemy import Select, String, bindparam, delete, exists, func, literal, or_, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import (
+    Integer,
+    Select,
+    String,
+    Text,
+    bindparam,
+    delete,
+    exists,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+    tuple_,
+    type_coerce,
+)
+from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.types import NullType
 
+from app import jsoncodec
 from app.db import JsonArrayContains
 from app.pagination import Page, PageRequest, count, fetch_page, fetch_row_page
 from app.spaces.models import Space
@@ -177,6 +196,348 @@ async def list_tool_rows(
     return records, await count_tools(session, space_id, tool_filter, include_inactive=include_inactive)
 
 
+@dataclass
+class PageLinks:
+    """What a page of tools links to, read in one session: bound space ids per tool and per
+    server (sorted; no key: no rows), the bound spaces themselves and the servers."""
+
+    tool_spaces: dict[str, list[str]]
+    server_spaces: dict[str, list[str]]
+    spaces: dict[str, SpaceRecord]
+    servers: dict[str, McpServer]
+
+
+@dataclass
+class ToolPage:
+    """A page of tools as :func:`list_tool_page` reads it: the rows, the whole count (None unless
+    asked) and what the page links to (only what was asked)."""
+
+    rows: Page[ToolRow]
+    total: int | None
+    links: PageLinks
+
+
+#: Columns read as the driver gives them and decoded here (JSON, times); the others need no decoding.
+_JSON_NAMES = ("input_schema", "output_schema", "tags", "allowed_roles", "request_mapping")
+_TIME_NAMES = ("created_at", "updated_at", "drifted_at")
+_PLAIN_COLUMNS = tuple(column for column in TOOL_ROW_COLUMNS if column.name not in _JSON_NAMES + _TIME_NAMES)
+#: A record's values as the decoding lines them up: the plain columns, the JSON ones, the times.
+_READ_ORDER: list[str] = [column.name for column in _PLAIN_COLUMNS] + [*_JSON_NAMES, *_TIME_NAMES]
+#: The fields of a ToolRecord, in its order, from the values lined up in :data:`_READ_ORDER`.
+_RECORD_ORDER = operator.itemgetter(*(_READ_ORDER.index(column.name) for column in TOOL_ROW_COLUMNS))
+_RAW = NullType()
+#: Where a page statement's columns are: the plain ones, the times, the JSON text, then (SQLite) the
+#: flag of a JSON column stored as a number, (PostgreSQL) the arrays of bound spaces; the total last.
+_PLAIN_WIDTH = len(_PLAIN_COLUMNS)
+_TIMES_AT = _PLAIN_WIDTH
+_JSON_AT = _TIMES_AT + len(_TIME_NAMES)
+_AFTER_JSON = _JSON_AT + 1
+
+
+def _raw(expression: Any, name: str) -> Any:
+    """``expression`` with no result processing (the value as the driver gives it), labelled."""
+    return type_coerce(expression, _RAW).label(name)
+
+
+@dataclass(frozen=True)
+class _PageShape:
+    """What a page statement's SQL depends on (its values are bound parameters)."""
+
+    dialect: str
+    everywhere: bool  # an admin's listing: no space's visibility rule
+    include_inactive: bool
+    with_total: bool
+    after: bool
+    bindings: bool
+    spaces: bool
+    server_bindings: bool
+
+
+def _link_subqueries(shape: _PageShape) -> list[Any]:
+    """Correlated subqueries of a page's statement: the tool's bound spaces (whole rows, or ids),
+    its server's bound space ids. SQLite: JSON text (``json_group_array``, '[]' for none);
+    PostgreSQL: arrays in space id order (NULL for none), decoded by asyncpg."""
+    tool = ToolDefinition.__table__
+    binding, space, server_binding = (
+        ToolSpaceBinding.__table__.c,
+        Space.__table__.c,
+        McpServerSpaceBinding.__table__.c,
+    )
+    postgresql = shape.dialect == "postgresql"
+    subqueries = []
+    if shape.bindings:
+        if shape.spaces:
+            element: Any = (tuple_ if postgresql else func.json_array)(*(space[c.name] for c in SPACE_COLUMNS))
+            source: Any = ToolSpaceBinding.__table__.join(Space.__table__, space.id == binding.space_id)
+        else:
+            element, source = binding.space_id, ToolSpaceBinding.__table__
+        aggregate = (
+            func.array_agg(aggregate_order_by(element, binding.space_id))
+            if postgresql
+            else func.json_group_array(element)
+        )
+        subquery = select(aggregate).select_from(source).where(binding.tool_id == tool.c.tool_id)
+        subqueries.append(subquery.correlate(tool).scalar_subquery())
+    if shape.server_bindings:
+        aggregate = (
+            func.array_agg(aggregate_order_by(server_binding.space_id, server_binding.space_id))
+            if postgresql
+            else func.json_group_array(server_binding.space_id)
+        )
+        subquery = select(aggregate).where(server_binding.server_id == tool.c.mcp_server_id)
+        subqueries.append(subquery.correlate(tool).scalar_subquery())
+    return subqueries
+
+
+def _json_text(shape: _PageShape, links: Sequence[Any]) -> tuple[Any, Any]:
+    """The page statement's JSON text (one array per row: the JSON columns' values, then on SQLite
+    what the row links to) and, on SQLite, whether a JSON column holds a number (a JSON column has
+    NUMERIC affinity there: such a value is not its text, and the row is read again)."""
+    tool = _TOOL_TABLE
+    if shape.dialect == "postgresql":
+        return func.json_build_array(*(tool[name] for name in _JSON_NAMES)).cast(Text), None
+    null, comma = literal_column("'null'", Text), literal_column("','", Text)
+    text: Any = literal_column("'['", Text)
+    for index, part in enumerate([*(func.coalesce(tool[name], null) for name in _JSON_NAMES), *links]):
+        text = (
+            text.concat(type_coerce(part, Text)) if index == 0 else text.concat(comma).concat(type_coerce(part, Text))
+        )
+    text = text.concat(literal_column("']'", Text))
+    number_types: list[Any] = [literal_column("'integer'"), literal_column("'real'")]
+    numbers = or_(*(func.typeof(tool[name]).in_(number_types) for name in _JSON_NAMES))
+    return text, numbers
+
+
+_SPACE_ID = bindparam("space_id", type_=String)
+_AFTER = bindparam("after", type_=String)
+_LIMIT = bindparam("limit", type_=Integer)
+#: The page statements of listings without a filter, by shape (at most a few dozen): built once.
+_PAGE_STATEMENTS: dict[_PageShape, Select[Any]] = {}
+
+
+def _page_statement(shape: _PageShape, tool_filter: ToolFilter | None) -> Select[Any]:
+    """A page's one statement, its values bound (``space_id``, ``after``, ``limit``); kept by shape
+    when there is no filter (then neither the statement nor its cache key is made again)."""
+    if tool_filter is None:
+        cached = _PAGE_STATEMENTS.get(shape)
+        if cached is not None:
+            return cached
+    tool = _TOOL_TABLE
+    visibility = tool_visible_somewhere(
+        None if shape.everywhere else _SPACE_ID, include_inactive=shape.include_inactive
+    )
+    links = _link_subqueries(shape)
+    text, numbers = _json_text(shape, links if shape.dialect == "sqlite" else ())
+    columns = [*_PLAIN_COLUMNS, *(_raw(tool[name], name) for name in _TIME_NAMES), _raw(text, "json_values")]
+    if numbers is not None:
+        columns.append(_raw(numbers, "stored_numbers"))
+    else:
+        columns.extend(_raw(subquery, f"link_{index}") for index, subquery in enumerate(links))
+    statement = _filtered(select(*columns).where(visibility), tool_filter)
+    if shape.with_total:
+        counted = _filtered(select(tool.tool_id).where(visibility), tool_filter)
+        statement = statement.add_columns(select(func.count()).select_from(counted.subquery()).scalar_subquery())
+    if shape.after:
+        statement = statement.where(tool.tool_id > _AFTER)
+    statement = statement.order_by(tool.tool_id).limit(_LIMIT)
+    if tool_filter is None:
+        _PAGE_STATEMENTS[shape] = statement
+    return statement
+
+
+async def list_tool_page(
+    session: AsyncSession,
+    space_id: str | None,
+    page: PageRequest,
+    tool_filter: ToolFilter | None = None,
+    *,
+    include_inactive: bool = False,
+    with_total: bool = False,
+    with_bindings: bool = False,
+    with_spaces: bool = False,
+    with_server_bindings: bool = False,
+    with_servers: bool = False,
+) -> ToolPage:
+    """:func:`list_tool_rows` and :func:`page_links` in one statement: the page's rows, its total
+    (``with_total``), and as correlated subqueries of the same statement each tool's bound space
+    ids (``with_bindings``) or whole spaces (``with_spaces`` too) and its server's bound space ids
+    (``with_server_bindings``); the servers themselves (``with_servers``), only on a page with MCP
+    tools, take a second statement.
+
+    The values are decoded here, once each, as SQLAlchemy's types would decode them: a row's JSON
+    columns come as the text of one JSON array (one parse instead of one per value; on SQLite with
+    what the row links to), the times as the driver gives them. A row whose text cannot be read so
+    (a number stored as such in a JSON column on SQLite, JSON nested to the parser's limit) has its
+    JSON columns read again through SQLAlchemy's own types. ``tests/app/tools/test_visibility.py``
+    compares every value with the ORM's."""
+    connection = await session.connection()
+    shape = _PageShape(
+        dialect=connection.dialect.name,
+        everywhere=space_id is None,
+        include_inactive=include_inactive,
+        with_total=with_total,
+        after=page.after is not None,
+        bindings=with_bindings or with_spaces,
+        spaces=with_spaces,
+        server_bindings=with_server_bindings,
+    )
+    parameters = {"space_id": space_id, "after": page.after, "limit": page.first + 1}
+    fetched = (await connection.execute(_page_statement(shape, tool_filter), parameters)).all()
+    rows = fetched[: page.first]
+    sqlite = shape.dialect == "sqlite"
+    decoded = _json_arrays(rows, sqlite)
+    if None in decoded:
+        await _read_again(connection, shape, rows, decoded)
+    links = PageLinks(defaultdict(list), defaultdict(list), {}, {})
+    records = (_sqlite_records if sqlite else _postgresql_records)(rows, decoded, links, shape)
+    total = None
+    if with_total:
+        total = (
+            rows[0][-1]
+            if rows
+            else await count_tools(session, space_id, tool_filter, include_inactive=include_inactive)
+        )
+    if with_servers:
+        server_ids = sorted({record.mcp_server_id for record in records if record.mcp_server_id is not None})
+        if server_ids:
+            links.servers = {server.id: server for server in await servers_by_ids(session, server_ids)}
+    return ToolPage(
+        Page(items=records, has_next_page=len(fetched) > page.first, has_previous_page=page.after is not None),
+        total,
+        links,
+    )
+
+
+def _json_arrays(rows: Sequence[Any], sqlite: bool) -> list[list[Any] | None]:
+    """Each row's JSON text parsed (``jsoncodec.loads``); None for a row to read again."""
+    loads = jsoncodec.loads
+    decoded: list[list[Any] | None] = []
+    for row in rows:
+        if sqlite and row[_AFTER_JSON]:
+            decoded.append(None)
+            continue
+        try:
+            decoded.append(loads(row[_JSON_AT]))
+        except Exception:
+            decoded.append(None)
+    return decoded
+
+
+async def _read_again(
+    connection: AsyncConnection, shape: _PageShape, rows: Sequence[Any], decoded: list[list[Any] | None]
+) -> None:
+    """The JSON columns (and on SQLite the links) of the rows ``decoded`` could not hold, read
+    through SQLAlchemy's own JSON type, value by value, as a listing read them before."""
+    tool = _TOOL_TABLE
+    again = [row[0] for row, values in zip(rows, decoded, strict=True) if values is None]
+    links = _link_subqueries(shape) if shape.dialect == "sqlite" else []
+    statement = select(tool.tool_id, *(tool[name] for name in _JSON_NAMES), *(_raw(link, "link") for link in links))
+    read = {
+        row[0]: [*row[1 : 1 + len(_JSON_NAMES)], *(jsoncodec.loads(link) for link in row[1 + len(_JSON_NAMES) :])]
+        for row in await connection.execute(statement.where(tool.tool_id.in_(again)))
+    }
+    for index, row in enumerate(rows):
+        if decoded[index] is None:
+            decoded[index] = read[row[0]]
+
+
+def utc_time(value: datetime | None) -> datetime | None:
+    """What :class:`app.db.UtcDateTime` reads: a naive time is UTC, any other is converted to UTC."""
+    return None if value is None else value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _sqlite_time(text: str | None) -> datetime | None:
+    """What :class:`app.db.UtcDateTime` reads on SQLite (``datetime.fromisoformat``, then UTC).
+
+    SQLAlchemy stores a naive UTC text; parsed with an explicit ``+00:00`` it is the same time, at a
+    tenth of the cost of ``replace(tzinfo=UTC)``. Any other text (one with a zone of its own) cannot
+    take the suffix and is read the long way."""
+    if text is None:
+        return None
+    try:
+        return datetime.fromisoformat(text + "+00:00")
+    except (ValueError, TypeError):
+        return utc_time(datetime.fromisoformat(text))
+
+
+def _sqlite_records(
+    rows: Sequence[Any], decoded: list[list[Any] | None], links: PageLinks, shape: _PageShape
+) -> list[ToolRow]:
+    records = []
+    spaces = links.spaces
+    json_width = len(_JSON_NAMES)
+    time = _sqlite_time
+    for row, values in zip(rows, decoded, strict=True):
+        assert values is not None
+        record = _tool_record(
+            _RECORD_ORDER(
+                (
+                    *row[:_PLAIN_WIDTH],
+                    *values[:json_width],
+                    time(row[_TIMES_AT]),
+                    time(row[_TIMES_AT + 1]),
+                    time(row[_TIMES_AT + 2]),
+                )
+            )
+        )
+        records.append(record)
+        position = json_width
+        if shape.bindings:
+            bound = values[position]
+            position += 1
+            if bound:
+                if shape.spaces:
+                    bound.sort()
+                    for space in bound:
+                        if space[0] not in spaces:
+                            spaces[space[0]] = _space_record(
+                                (space[0], space[1], space[2], bool(space[3]), time(space[4]))
+                            )
+                    links.tool_spaces[record.tool_id] = [space[0] for space in bound]
+                else:
+                    links.tool_spaces[record.tool_id] = sorted(bound)
+        if shape.server_bindings:
+            server_id = record.mcp_server_id
+            if server_id is not None and values[position]:
+                links.server_spaces[server_id] = sorted(values[position])
+    return records
+
+
+def _postgresql_records(
+    rows: Sequence[Any], decoded: list[list[Any] | None], links: PageLinks, shape: _PageShape
+) -> list[ToolRow]:
+    records = []
+    spaces = links.spaces
+    for row, values in zip(rows, decoded, strict=True):
+        assert values is not None
+        # asyncpg's times are in UTC already (``datetime.timezone.utc``): kept as they are.
+        times = [
+            value if value is None or value.tzinfo is UTC else utc_time(value) for value in row[_TIMES_AT:_JSON_AT]
+        ]
+        record = _tool_record(_RECORD_ORDER((*row[:_PLAIN_WIDTH], *values, *times)))
+        records.append(record)
+        position = _AFTER_JSON
+        if shape.bindings:
+            bound = row[position]
+            position += 1
+            if bound:
+                if shape.spaces:
+                    for space in bound:
+                        if space[0] not in spaces:
+                            created_at = space[4]
+                            if created_at is not None and created_at.tzinfo is not UTC:
+                                created_at = utc_time(created_at)
+                            spaces[space[0]] = _space_record((*space[:4], created_at))
+                    links.tool_spaces[record.tool_id] = [space[0] for space in bound]
+                else:
+                    links.tool_spaces[record.tool_id] = list(bound)
+        if shape.server_bindings:
+            server_id = record.mcp_server_id
+            if server_id is not None and row[position]:
+                links.server_spaces[server_id] = list(row[position])
+    return records
+
+
 async def count_tools(
     session: AsyncSession,
     space_id: str | None,
@@ -336,17 +697,6 @@ async def server_bindings(session: AsyncSession, server_ids: Sequence[str]) -> d
     return await _space_ids_by_owner(
         session, McpServerSpaceBinding.server_id, McpServerSpaceBinding.space_id, server_ids
     )
-
-
-@dataclass
-class PageLinks:
-    """What a page of tools links to, read in one session: bound space ids per tool and per
-    server (sorted; no key: no rows), the bound spaces themselves and the servers."""
-
-    tool_spaces: dict[str, list[str]]
-    server_spaces: dict[str, list[str]]
-    spaces: dict[str, SpaceRecord]
-    servers: dict[str, McpServer]
 
 
 async def page_links(

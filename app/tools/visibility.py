@@ -49,7 +49,7 @@ def tool_visible_in_space(space_id: SpaceId, *, include_inactive: bool = False) 
     return clause if include_inactive else and_(clause, _is_active())
 
 
-def tool_visible_somewhere(space_id: str | None, *, include_inactive: bool = False) -> ColumnElement[bool]:
+def tool_visible_somewhere(space_id: SpaceId | None, *, include_inactive: bool = False) -> ColumnElement[bool]:
     """Like :func:`tool_visible_in_space`, where ``None`` means every space (admins)."""
     if space_id is None:
         return true() if include_inactive else _is_active()

@@ -9,7 +9,6 @@ from enum import Enum
 from typing import Annotated, TypeVar
 
 import strawberry
-from sqlalchemy.ext.asyncio import AsyncSession
 from strawberry.scalars import JSON
 
 from app.tools import repository
@@ -250,25 +249,26 @@ class Tool(Node):
         )
 
 
-async def precompute_page_fields(info: Info, tools: Sequence[Tool], session: AsyncSession) -> None:
-    """A page's ``isGlobal``, ``boundSpaces``, ``mcpServer`` and ``viewerCanManage``, when selected:
-    read in ``session`` (at most three statements for the whole page), and no resolver call per
-    tool (schema/execution.py)."""
+def page_link_flags(info: Info) -> tuple[set[str], dict[str, bool]]:
+    """The node fields a page's selection names, and what :func:`repository.list_tool_page` must
+    read for those of them computed ahead (``isGlobal``, ``boundSpaces``, ``mcpServer``)."""
     wanted = selected_node_fields(info)
+    is_admin = info.context.principal.is_admin
+    return wanted, {
+        "with_bindings": bool(wanted & {"isGlobal", "boundSpaces"}),
+        "with_spaces": "boundSpaces" in wanted,
+        "with_server_bindings": "isGlobal" in wanted or ("mcpServer" in wanted and not is_admin),
+        "with_servers": "mcpServer" in wanted,
+    }
+
+
+def precompute_page_fields(info: Info, tools: Sequence[Tool], links: repository.PageLinks, wanted: set[str]) -> None:
+    """A page's ``isGlobal``, ``boundSpaces``, ``mcpServer`` and ``viewerCanManage``, when selected,
+    from what the page's statement read (``links``): no resolver call per tool
+    (schema/execution.py)."""
     if not tools or not wanted & PAGE_FIELDS:
         return
     principal = info.context.principal
-    tool_ids = [tool.row.tool_id for tool in tools]
-    server_ids = sorted({tool.row.mcp_server_id for tool in tools if tool.row.mcp_server_id is not None})
-    needs_bindings = bool(wanted & {"isGlobal", "boundSpaces"})
-    links = await repository.page_links(
-        session,
-        tool_ids if needs_bindings else [],
-        server_ids,
-        with_spaces="boundSpaces" in wanted,
-        with_server_bindings="isGlobal" in wanted or ("mcpServer" in wanted and not principal.is_admin),
-        with_servers="mcpServer" in wanted,
-    )
     if "boundSpaces" in wanted:
         from schema.spaces.types import Space
 
@@ -320,12 +320,14 @@ async def tool_connection(
     one session: one connection checkout for the whole page instead of one per kind."""
     request = page_request(first, after)
     wants_total = "totalCount" in selected_fields(info)
+    wanted, flags = page_link_flags(info)
     async with info.context.session() as session:
-        page, total = await repository.list_tool_rows(
-            session, space_id, request, tool_filter, include_inactive=include_inactive, with_total=wants_total
+        tool_page = await repository.list_tool_page(
+            session, space_id, request, tool_filter, include_inactive=include_inactive, with_total=wants_total, **flags
         )
-        tools = [Tool.from_row(row) for row in page.items]
-        await precompute_page_fields(info, tools, session)
+    page, total = tool_page.rows, tool_page.total
+    tools = [Tool.from_row(row) for row in page.items]
+    precompute_page_fields(info, tools, tool_page.links, wanted)
 
     async def count() -> int:
         if total is not None:

@@ -31,6 +31,12 @@ def test_may_hold_long_integer_flags_what_orjson_would_read_as_a_float() -> None
     assert jsoncodec.may_hold_long_integer(b'{"n": 123456789012345678901234567890}')
     assert jsoncodec.may_hold_long_integer('{"n": 1234567890123456789}')
     assert not jsoncodec.may_hold_long_integer(b'{"n": 123456789012345678}')
+    # Many digits in all, none 19 in a row (the digit count alone does not decide), non-ASCII text around.
+    many = '{"a": [' + ", ".join(["123456789012345678"] * 5) + '], "é": "六 ١٢٣٤٥٦٧٨٩٠١٢٣٤٥٦٧٨٩٠"}'
+    assert not jsoncodec.may_hold_long_integer(many)
+    assert not jsoncodec.may_hold_long_integer(many.encode())
+    assert jsoncodec.may_hold_long_integer(many.replace("]", ", -12345678901234567890]"))
+    assert jsoncodec.loads(many.replace("]", ", 12345678901234567890]"))["a"][-1] == 12345678901234567890
 
 
 def test_loads_unicode_reads_what_json_reads() -> None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
 import pytest
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.pagination import PageRequest
+from app.pagination import Page, PageRequest
 from app.spaces.models import SYSTEM_SPACE_ID
 from app.spaces.repository import SPACE_COLUMNS, spaces_by_ids
 from app.tools import repository
@@ -18,6 +22,7 @@ from tests.app.tools.factories import (
     insert_rows,
     mcp_server_row,
     mcp_tool_row,
+    odd_catalog,
     space_row,
 )
 
@@ -314,6 +319,9 @@ class TestRepositoryAppliesTheRule:
                             orm.has_previous_page,
                         )
                         await assert_links_are_the_orm_links(session, orm.items)
+                        await assert_the_page_is_the_orm_page(
+                            session, space_id, request, tool_filter, include_inactive, orm
+                        )
                         if not orm.has_next_page:
                             break
                         after = orm.items[-1].tool_id
@@ -369,3 +377,125 @@ async def assert_links_are_the_orm_links(session: AsyncSession, tools: list[Tool
         await repository.server_bindings(session, server_ids)
     )
     assert sorted(links.servers) == server_ids
+
+
+def exact(value: Any) -> Any:
+    """``value`` with what ``==`` overlooks made visible: a bool is not 1, -0.0 is not 0.0, two
+    datetimes of the same instant in different zones differ, a tuple is not a list."""
+    if isinstance(value, dict):
+        return ("dict", [(exact(key), exact(item)) for key, item in value.items()])
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, [exact(item) for item in value])
+    if isinstance(value, datetime):
+        return ("datetime", value.isoformat(), repr(value.tzinfo))
+    return (type(value).__name__, repr(value))
+
+
+async def orm_links(session: AsyncSession, tools: Sequence[ToolDefinition]) -> repository.PageLinks:
+    """What a page links to, read the ORM's way, one kind at a time."""
+    tool_ids = [tool.tool_id for tool in tools]
+    server_ids = sorted({tool.mcp_server_id for tool in tools if tool.mcp_server_id is not None})
+    bindings = await repository.tool_bindings(session, tool_ids)
+    bound = sorted({space_id for spaces in bindings.values() for space_id in spaces})
+    return repository.PageLinks(
+        tool_spaces=dict(bindings),
+        server_spaces=dict(await repository.server_bindings(session, server_ids)),
+        spaces={space.id: space for space in await spaces_by_ids(session, bound)},
+        servers={server.id: server for server in await repository.servers_by_ids(session, server_ids)},
+    )
+
+
+async def assert_the_page_is_the_orm_page(
+    session: AsyncSession,
+    space_id: str | None,
+    request: PageRequest,
+    tool_filter: repository.ToolFilter | None,
+    include_inactive: bool,
+    orm: Page[ToolDefinition],
+) -> None:
+    """list_tool_page (one statement: the rows, their JSON and time columns decoded in one pass, the
+    bindings with their spaces and the servers' bindings as correlated subqueries) holds exactly the
+    values the ORM reads, whatever it is asked to read besides the rows."""
+    names = [column.name for column in repository.TOOL_ROW_COLUMNS]
+    expected_rows = [[exact(getattr(tool, name)) for name in names] for tool in orm.items]
+    links = await orm_links(session, orm.items)
+    space_columns = [column.name for column in SPACE_COLUMNS]
+    for flags in (
+        {},
+        {"with_bindings": True},
+        {"with_server_bindings": True},
+        {"with_bindings": True, "with_spaces": True, "with_server_bindings": True, "with_servers": True},
+    ):
+        page = await repository.list_tool_page(
+            session, space_id, request, tool_filter, include_inactive=include_inactive, with_total=True, **flags
+        )
+        assert [[exact(getattr(row, name)) for name in names] for row in page.rows.items] == expected_rows, flags
+        assert (page.rows.has_next_page, page.rows.has_previous_page) == (orm.has_next_page, orm.has_previous_page)
+        assert page.total == await repository.count_tools(
+            session, space_id, tool_filter, include_inactive=include_inactive
+        )
+        if flags.get("with_bindings"):
+            assert {tool: spaces for tool, spaces in page.links.tool_spaces.items() if spaces} == links.tool_spaces
+        else:
+            assert not page.links.tool_spaces
+        if flags.get("with_spaces"):
+            assert {
+                space: [exact(getattr(row, name)) for name in space_columns] for space, row in page.links.spaces.items()
+            } == {space: [exact(getattr(row, name)) for name in space_columns] for space, row in links.spaces.items()}
+        else:
+            assert not page.links.spaces
+        if flags.get("with_server_bindings"):
+            assert {
+                server: spaces for server, spaces in page.links.server_spaces.items() if spaces
+            } == links.server_spaces
+        else:
+            assert not page.links.server_spaces
+        assert sorted(page.links.servers) == (sorted(links.servers) if flags.get("with_servers") else [])
+
+
+class TestTheListingReadsOddValuesAsTheOrm:
+    async def test_odd_json_times_nulls_and_many_spaces(
+        self, session_factory: SessionFactory, spaces: dict[str, str]
+    ) -> None:
+        """Values the decoding of list_tool_page could get wrong, read page by page as the ORM reads
+        them (every attribute, types and zones included): integers beyond 64 bits, floats at the
+        edges, escapes and non-ASCII text in strings and keys, a boolean and a bare number as the
+        output schema, JSON null and SQL NULL, deep nesting; times without a fraction, given in
+        another zone, at a microsecond's edge; a tool and a server bound to 40 spaces."""
+        catalog = await odd_catalog(session_factory, spaces["alpha"])
+        async with session_factory() as session:
+            for space_id in [None, spaces["alpha"], catalog.many_spaces[7]]:
+                for first in (1, 3, 100):
+                    after = None
+                    while True:
+                        request = PageRequest(first=first, after=after)
+                        orm = await repository.list_tools(session, space_id, request, include_inactive=True)
+                        await assert_the_page_is_the_orm_page(session, space_id, request, None, True, orm)
+                        if not orm.has_next_page:
+                            break
+                        after = orm.items[-1].tool_id
+
+    async def test_a_row_whose_text_cannot_be_parsed_is_read_again(
+        self, session_factory: SessionFactory, spaces: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A row whose JSON text the one parse cannot take (on SQLite, a number stored as such in a
+        JSON column; anywhere, JSON nested to the parser's limit) has its JSON columns, and on SQLite
+        its links, read again the ORM's way: the page is the same."""
+        catalog = await odd_catalog(session_factory, spaces["alpha"])
+        parse = repository._json_arrays
+        refused: list[str] = []
+
+        def refusing_every_other_row(rows: Sequence[Any], sqlite: bool) -> list[list[Any] | None]:
+            decoded = parse(rows, sqlite)
+            for index in range(len(rows) % 2, len(rows), 2):
+                refused.append(rows[index][0])
+                decoded[index] = None
+            return decoded
+
+        monkeypatch.setattr(repository, "_json_arrays", refusing_every_other_row)
+        async with session_factory() as session:
+            for space_id in [None, spaces["alpha"], catalog.many_spaces[0]]:
+                request = PageRequest(first=100)
+                orm = await repository.list_tools(session, space_id, request, include_inactive=True)
+                await assert_the_page_is_the_orm_page(session, space_id, request, None, True, orm)
+        assert len(set(refused)) > len(catalog.tools) // 2

@@ -183,9 +183,13 @@ class TestVisibleToolsStatementCount:
                 if re.search(rf"\bFROM {table}\b", statement) and "tool_definition" not in statement
             ]
 
-        bindings = reading("tool_space_binding")
-        assert len(bindings) == 1
-        assert re.search(r"\bJOIN space\b", bindings[0])  # the bound spaces come with the bindings
-        assert len(reading("mcp_server_space_binding")) == 1
+        # The page's own statement reads each tool's bindings with their spaces and its server's
+        # bindings (correlated subqueries): no statement of its own for either.
+        pages = [statement for statement in statements if re.search(r"\bFROM tool_definition\b", statement)]
+        assert len(pages) == 1
+        assert re.search(r"\bFROM tool_space_binding JOIN space\b", pages[0])
+        assert re.search(r"\bFROM mcp_server_space_binding\b", pages[0])
+        assert reading("tool_space_binding") == []
+        assert reading("mcp_server_space_binding") == []
         assert len(reading("mcp_server")) == 1
         assert len(reading("space")) == 1  # space(id) itself
