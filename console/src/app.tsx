@@ -5,6 +5,7 @@ import { Api, AuthError, checkKey } from "./api";
 import { ViewerDocument } from "./generated/graphql";
 import { AgentsPage } from "./pages/agents";
 import { ApiKeysPage } from "./pages/apikeys";
+import { ApprovalsPage, PendingApprovalsCount } from "./pages/approvals";
 import { KnowledgePage } from "./pages/knowledge";
 import { LiveCallsPage } from "./pages/live";
 import { McpServersPage } from "./pages/mcp";
@@ -34,6 +35,7 @@ export const PAGES = [
   { path: "/knowledge", name: "Knowledge" },
   { path: "/skills", name: "Skills" },
   { path: "/agents", name: "Agents" },
+  { path: "/approvals", name: "Approvals" },
   { path: "/live-calls", name: "Live calls" },
   { path: "/api-keys", name: "API keys" },
 ] as const;
@@ -237,6 +239,7 @@ function Console({ apiKey, viewer: initial, signOut }: { apiKey: string; viewer:
                 >
                   {page.name}
                 </Link>
+                {page.path === "/approvals" && <PendingApprovalsCount />}
               </li>
             ))}
           </ul>
@@ -265,6 +268,8 @@ function Page({ path }: { path: string }) {
       return <SkillsPage sub={sub} />;
     case "agents":
       return <AgentsPage sub={sub} />;
+    case "approvals":
+      return <ApprovalsPage />;
     case "live-calls":
       return <LiveCallsPage />;
     case "api-keys":

@@ -397,6 +397,7 @@ export function statusTone(status: string): string {
   if (status === "ACTIVE" || status === "SUCCESS" || status === "SUCCEEDED" || status === "PRODUCTION") return "good";
   if (status === "DISABLED" || status === "FAILED" || status === "MAX_STEPS") return "bad";
   if (status === "RUNNING" || status === "CANDIDATE" || status === "QUEUED") return "busy";
+  if (status === "WAITING_APPROVAL" || status === "PENDING_APPROVAL" || status === "PENDING") return "busy";
   return "plain";
 }
 

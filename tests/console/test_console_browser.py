@@ -12,7 +12,7 @@ from tests.console.conftest import ADMIN_TOKEN, Quiver, Visit
 from tests.support.mcp import TIME_SERVER_COMMAND
 from tests.support.openai_server import call, final, tool_calls
 
-NAVIGATION = ["Spaces", "Tools", "MCP servers", "Knowledge", "Skills", "Agents", "Live calls", "API keys"]
+NAVIGATION = ["Spaces", "Tools", "MCP servers", "Knowledge", "Skills", "Agents", "Approvals", "Live calls", "API keys"]
 CREATE_CONTROL = re.compile(r"^\s*(Create|New|Add|Register|Import)\b", re.IGNORECASE)
 # Revocation is noticed by the console's poll plus the server's key cache: well inside this.
 SIGN_OUT_DEADLINE_MS = 15_000

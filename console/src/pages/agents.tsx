@@ -17,7 +17,7 @@ import {
   type RunRowFragment,
   UpdateAgentDocument,
 } from "../generated/graphql";
-import { href, Link, navigate } from "../router";
+import { href, Link, navigate, useSearchParam } from "../router";
 import { useSession } from "../session";
 import {
   Badge,
@@ -460,12 +460,14 @@ function Invoke({ agentId, onFinished }: { agentId: string; onFinished: () => vo
 
 function RunHistory({ agent }: { agent: Agent }) {
   const runs = agent.runs.edges.map(({ node }) => node);
+  // ?run=run_… (e.g. from the Approvals page) opens that run.
+  const wanted = useSearchParam("run");
   return (
     <section aria-labelledby="runs-title">
       <h2 id="runs-title">Run history ({agent.runs.totalCount})</h2>
       {runs.length === 0 && <p class="empty">No run yet.</p>}
       {runs.map((run) => (
-        <details key={run.id} class="card run">
+        <details key={run.id} id={run.id} class="card run" open={run.id === wanted}>
           <summary>
             <Badge tone={statusTone(run.status)}>{run.status}</Badge> {when(run.startedAt)} — {run.input.slice(0, 80)}
           </summary>
