@@ -41,7 +41,8 @@ from graphql import (
     get_named_type,
 )
 from strawberry.extensions import FieldExtension, SchemaExtension
-from strawberry.types.base import StrawberryList
+from strawberry.scalars import JSON
+from strawberry.types.base import StrawberryList, StrawberryOptional
 from strawberry.types.field import StrawberryField
 from strawberry.types.graphql import OperationType
 from strawberry.utils.str_converters import to_camel_case
@@ -353,6 +354,15 @@ class _TooLongError(Exception):
         self.limit = limit
 
 
+def _is_json(type_: Any) -> bool:
+    """A JSON argument (optional or not): bounded by the request's size and depth, not as text.
+    A JSON value that happens to be a string (invokePipeline's input: a customer's e-mail) was
+    cut at QUIVER_MAX_TEXT_CHARS where the same text inside an object was not."""
+    while isinstance(type_, StrawberryOptional):
+        type_ = type_.of_type
+    return type_ is JSON
+
+
 def _check_value(value: Any, parent: str, name: str, path: list[str], limits: TextLimits) -> None:
     if isinstance(value, str):
         limit = limits.for_field(parent, name)
@@ -366,6 +376,8 @@ def _check_value(value: Any, parent: str, name: str, path: list[str], limits: Te
         if definition is None:
             return
         for field in definition.fields:
+            if _is_json(field.type):
+                continue
             graphql_name = field.graphql_name or to_camel_case(field.python_name)
             _check_value(
                 getattr(value, field.python_name), definition.name, graphql_name, [*path, graphql_name], limits
@@ -384,10 +396,13 @@ class TextLimitsExtension(FieldExtension):
     def apply(self, field: StrawberryField) -> None:
         self.field_name = field.graphql_name or to_camel_case(field.python_name or "")
         self.payload = _payload_factory(field)
+        self.json_arguments = {argument.python_name for argument in field.arguments if _is_json(argument.type)}
 
     def _check(self, kwargs: dict[str, Any]) -> Any:
         try:
             for name, value in kwargs.items():
+                if name in self.json_arguments:
+                    continue
                 graphql_name = to_camel_case(name)
                 _check_value(value, self.field_name, graphql_name, [graphql_name], self.limits)
         except _TooLongError as too_long:

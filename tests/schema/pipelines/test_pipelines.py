@@ -5,6 +5,7 @@ idempotency, permissions and pipelineRunEvents."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -290,6 +291,20 @@ class TestRuns:
             'Order "A-7"; all of it: {"order": "A-7", "note": "rush"}; asked: {"text": "where is A-7?"}'
         )
         assert run["steps"][1]["run"]["input"] == user_message(world.draft_model.requests[0])
+
+    async def test_a_long_text_as_the_whole_input_is_taken_like_the_same_text_in_an_object(self, world: World) -> None:
+        # A JSON argument that is a bare string was cut at QUIVER_MAX_TEXT_CHARS (10,000), a TOO_LONG
+        # userError, while the same text inside an object went through.
+        email = "您好 我上周订的 A-7 还没到 (order A-7 has not arrived), please check. " * 300
+        assert len(email) > 15_000
+        steps = [{"name": "answer", "agentId": world.draft, "input": "{{ input }}", "final": True}]
+        pipeline = await created(world.gql, world.space_id, steps)
+        world.draft_model.push(final('{"email": "We are on it."}'))
+
+        run = await ran(world.gql, pipeline["id"], email)
+
+        assert run["status"] == "SUCCEEDED", run
+        assert user_message(world.draft_model.requests[0]) == json.dumps(email, ensure_ascii=False)
 
     async def test_a_step_that_says_it_has_the_final_answer_ends_the_pipeline(self, world: World) -> None:
         pipeline = await created(world.gql, world.space_id, two_steps(world))
