@@ -76,14 +76,22 @@ def read_file(path: Path) -> ReadDocument:
 
 
 def _decode(path: Path, raw: bytes) -> str:
+    # A UTF-16 file (Windows Notepad's "Unicode") starts with its byte order mark and is
+    # full of NUL bytes: it is recognised by the mark before NULs are taken for binary content.
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            text = raw.decode("utf-16")
+        except UnicodeDecodeError:
+            raise UnreadableFile(path, "not valid UTF-16 text") from None
+        if "\x00" in text[:4096]:
+            raise UnreadableFile(path, "binary content, not text")
+        return text
     if b"\x00" in raw[:4096]:
         raise UnreadableFile(path, "binary content, not text")
-    for encoding in ("utf-8-sig", "utf-16") if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else ("utf-8-sig",):
-        try:
-            return raw.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    raise UnreadableFile(path, "not valid UTF-8 text")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UnreadableFile(path, "not valid UTF-8 text") from None
 
 
 def markdown_title(text: str) -> str | None:

@@ -59,6 +59,19 @@ class TestFormats:
         document = read_file(write(tmp_path / "zh.md", "\ufeff# 请假制度\n\n员工请假需要提前申请。".encode()))
         assert document.title == "请假制度"
 
+    @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+    def test_utf16_with_bom_and_chinese(self, tmp_path: Path, encoding: str) -> None:
+        # Windows Notepad's "Unicode": a byte order mark, then two bytes a character (NULs in
+        # every ASCII one). It was skipped as "binary content, not text".
+        text = "# 退货政策（2024版）\r\n\r\n张伟在北京市朝阳区下单📦，30天内可退货。"  # noqa: RUF001
+        raw = text.encode(encoding)
+        if encoding != "utf-16":
+            raw = "\ufeff".encode(encoding) + raw
+        document = read_file(write(tmp_path / "退货政策.md", raw))
+        assert document.title == "退货政策（2024版）"  # noqa: RUF001
+        assert document.text.endswith("张伟在北京市朝阳区下单📦，30天内可退货。")  # noqa: RUF001
+        assert not document.text.startswith("\ufeff")
+
 
 class TestSkipped:
     @pytest.mark.parametrize(
@@ -69,6 +82,9 @@ class TestSkipped:
             ("empty.md", "  \n\n", "no text in it"),
             ("binary.txt", b"abc\x00def", "binary content, not text"),
             ("latin1.txt", "café".encode("latin-1"), "not valid UTF-8 text"),
+            ("gbk.txt", "李娜在杭州西湖区购买了华为手机。".encode("gbk"), "not valid UTF-8 text"),
+            ("odd-utf16.txt", b"\xff\xfeA\x00B", "not valid UTF-16 text"),
+            ("nul-utf16.txt", "\ufeffab\x00cd".encode("utf-16-le"), "binary content, not text"),
             ("broken.pdf", b"%PDF-1.4 nonsense", "not a readable PDF"),
             ("blank.pdf", make_pdf([""]), "no text in it"),
         ],
