@@ -55,10 +55,24 @@ def _joined(value: Any) -> str:
     return ",".join(_text(item) for item in value) if isinstance(value, list) else _text(value)
 
 
+#: What an HTTP header value may hold: visible ASCII, spaces and tabs (RFC 9110 field-value,
+#: without the obsolete non-ASCII bytes, which the HTTP client refuses to send).
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
+
+
 def _header_value(name: str, value: Any) -> str:
     text = _joined(value)
     if any(character in text for character in "\r\n\0"):
         raise ToolFailure(PARAM_INVALID, f"The header {name!r} cannot hold line breaks.", f"/{name}")
+    if not _HEADER_VALUE.fullmatch(text):
+        # A name like 张伟 in a header parameter reached the HTTP client, which raised: the call
+        # failed INTERNAL_ERROR instead of telling the caller what was wrong with the argument.
+        raise ToolFailure(
+            PARAM_INVALID,
+            f"The header {name!r} can hold only ASCII text (letters, digits, punctuation, spaces): "
+            "an HTTP header cannot carry other characters.",
+            f"/{name}",
+        )
     return text
 
 

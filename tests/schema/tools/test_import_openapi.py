@@ -92,6 +92,19 @@ class TestFastApiDocument:
         # The gateway checks the imported schema before anything is sent.
         refused = await invoke(gql, space.id, tool("getPet"), {"verbose": True})
         assert refused["error"]["code"] == "PARAM_INVALID"
+        # A header parameter holding what a header cannot carry (a Chinese name, a control
+        # character) is the caller's mistake, said as such: it was INTERNAL_ERROR.
+        for request_id in ("请求-张伟", "r\x7f1", "Zhang Wei 😀"):
+            header = await invoke(gql, space.id, tool("getPet"), {"pet_id": 7, "x-request-id": request_id})
+            assert header["status"] == "FAILED", header
+            assert header["error"]["code"] == "PARAM_INVALID", header
+            assert "'x-request-id' can hold only ASCII text" in header["error"]["message"]
+            assert header["error"]["detail"] == "/x-request-id"
+        spaced = await invoke(gql, space.id, tool("getPet"), {"pet_id": 7, "x-request-id": "r 1\tb"})
+        assert spaced["data"]["requestId"] == "r 1\tb"
+        # Chinese in path and query parameters travels percent-encoded, intact.
+        zh = await invoke(gql, space.id, tool("listPets"), {"limit": 1, "tag": ["北京 朝阳&区", "😀"]})
+        assert zh["data"] == {"where": "listPets", "limit": 1, "tags": ["北京 朝阳&区", "😀"]}
 
     async def test_a_re_import_updates_disables_and_brings_back(
         self, gql: GraphQLClient, keys: Keys, pets_api: tuple[str, str]
