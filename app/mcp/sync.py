@@ -35,6 +35,7 @@ On failure ``mcp_server.last_error`` is stored and ``McpSyncError`` raised.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -120,9 +121,21 @@ class SyncReport:
 
 
 def model_safe_name(mcp_name: str) -> str:
+    """The name models and MCP clients see: the MCP name when it is one; an ASCII name with
+    other punctuation (``files.read/v2``) with it made ``_``; a name with other letters
+    (``查询天气``) its ASCII part (``tool`` when none) and 8 hex digits of its hash.
+
+    Those letters all became ``_``, so every four-character Chinese name was ``____``: the
+    first sorted kept it and the others were aliased by the agent runtime and the MCP
+    endpoint, so a tool added by a later sync could take over a name another tool had been
+    called by (a client asking for the weather sent an e-mail)."""
     if MODEL_SAFE_NAME.match(mcp_name):
         return mcp_name
-    return UNSAFE_CHARACTERS.sub("_", mcp_name)[:64] or "_"
+    if mcp_name.isascii():
+        return UNSAFE_CHARACTERS.sub("_", mcp_name)[:64] or "_"
+    digest = hashlib.sha256(mcp_name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    base = re.sub(r"_+", "_", UNSAFE_CHARACTERS.sub("_", mcp_name)).strip("_") or "tool"
+    return f"{base[: 64 - len(digest) - 1]}_{digest}"
 
 
 def _canonical(value: Any) -> str:

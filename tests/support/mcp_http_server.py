@@ -14,6 +14,8 @@ the server between two syncs by rewriting the file (no restart):
 - ``extra``: how many filler tools (``extra_00`` …) to add;
 - ``writable``: names of tools whose ``readOnlyHint`` is dropped;
 - ``odd_name``: add ``files.read/v2``, a name models cannot take as is;
+- ``named``: ``{name: description}`` of further tools (Chinese names, say), each answering
+  ``name: arguments``;
 - ``bad_schema``: add ``broken_schema``, whose input schema is not valid JSON Schema;
 - ``page_size``: tools per ``tools/list`` page (the cursor is the next offset);
 - ``require_header``: ``[name, value]`` every HTTP request must carry, else 401;
@@ -118,6 +120,8 @@ class State:
         ]
         if state.get("odd_name"):
             tools.append(types.Tool(name="files.read/v2", description="An odd name.", input_schema=OBJECT))
+        for name, description in state.get("named", {}).items():
+            tools.append(types.Tool(name=name, description=description, input_schema=OBJECT))
         if state.get("bad_schema"):
             broken = {"type": "object", "properties": {"size": {"type": 12}}}
             tools.append(types.Tool(name="broken_schema", description="Invalid schema.", input_schema=broken))
@@ -180,6 +184,9 @@ def build_server(state: State) -> Server[Any]:
             os._exit(17)
         if params.name == "files.read/v2":
             return types.CallToolResult(content=[types.TextContent(text="odd but fine")])
+        if params.name in state.read().get("named", {}):
+            text = f"{params.name}: {json.dumps(arguments, ensure_ascii=False, sort_keys=True)}"
+            return types.CallToolResult(content=[types.TextContent(text=text)])
         if params.name == "whoami":
             return types.CallToolResult(content=[], structured_content={"pid": os.getpid()})
         return types.CallToolResult(content=[types.TextContent(text=f"unknown tool {params.name}")], is_error=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -11,6 +13,7 @@ from app.mcp.executor import McpExecutor
 from app.mcp.pool import McpSessionPool
 from app.mcp.sync import VANISHED_TAG, McpSyncError, sync_server
 from app.principal import SYSTEM_PRINCIPAL
+from app.runtime.functions import build_function_set
 from app.tools.models import McpServer
 from app.tools.service import set_tool_status
 from tests.support.mcp import add_server, invocation, load_server, load_tool
@@ -83,6 +86,31 @@ class TestDiscovery:
         assert odd.label == "files.read/v2"
         data = await McpExecutor(pool, session_factory).execute(invocation(odd))
         assert data == "odd but fine"
+
+    async def test_chinese_names_get_names_of_their_own_that_a_later_sync_keeps(
+        self, session_factory: SessionFactory, pool: McpSessionPool, server: HttpMcpServer, server_id: str
+    ) -> None:
+        # Every four-character Chinese name was "____": the first sorted kept it, the others
+        # were aliased, so a tool a later sync added could take over the name another tool
+        # had been called by.
+        server.set_state({"named": {"查询天气": "查询城市天气。"}})
+        await sync_server(session_factory, pool, server_id)
+        weather_id = mcp_tool_id(server_id, "查询天气")
+        weather_name = (await load_tool(session_factory, weather_id)).name
+
+        server.set_state({"named": {"查询天气": "查询城市天气。", "发送邮件": "发送一封邮件。", "weather查询": "天气"}})
+        await sync_server(session_factory, pool, server_id)
+
+        tools = [await load_tool(session_factory, mcp_tool_id(server_id, name)) for name in ("查询天气", "发送邮件")]
+        assert tools[0].name == weather_name
+        assert tools[1].name != weather_name
+        assert re.fullmatch(r"tool_[0-9a-f]{8}", weather_name)
+        mixed = await load_tool(session_factory, mcp_tool_id(server_id, "weather查询"))
+        assert re.fullmatch(r"weather_[0-9a-f]{8}", mixed.name)
+        functions = build_function_set([*tools, mixed])
+        assert functions.tool_by_name == {tool.name: tool.tool_id for tool in [*tools, mixed]}
+        sent = await McpExecutor(pool, session_factory).execute(invocation(tools[1], {"收件人": "王芳"}))
+        assert sent == '发送邮件: {"收件人": "王芳"}'
 
     async def test_a_tool_with_an_invalid_schema_is_skipped_and_reported(
         self, session_factory: SessionFactory, pool: McpSessionPool, server: HttpMcpServer, server_id: str
