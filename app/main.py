@@ -825,7 +825,14 @@ def build_mcp_endpoint(services: Services, keys: KeyCache) -> McpEndpoint:
     server = build_mcp_server(
         catalog, services.gateway, notifier, page_size=services.settings.mcp_page_size, stream_cap=stream_cap
     )
-    return McpEndpoint(server, catalog, notifier, keys.principal, stream_cap=stream_cap)
+    return McpEndpoint(
+        server,
+        catalog,
+        notifier,
+        keys.principal,
+        stream_cap=stream_cap,
+        body_timeout_s=services.settings.request_body_timeout_s,
+    )
 
 
 def print_first_admin_key(raw_key: str) -> None:

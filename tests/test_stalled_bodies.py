@@ -20,12 +20,13 @@ TOKEN = "stalled-bodies-admin"
 CLIENT_TIMEOUT_S = 30
 
 
-def stalled_post(url: str) -> socket.socket:
+def stalled_post(url: str, path: str = "/graphql") -> socket.socket:
     """A POST declaring 100,000 bytes that sends a few and then nothing."""
     host, port = url.removeprefix("http://").split(":")
     connection = socket.create_connection((host, int(port)), timeout=CLIENT_TIMEOUT_S)
     connection.sendall(
-        b"POST /graphql HTTP/1.1\r\nHost: quiver\r\nContent-Type: application/json\r\n"
+        f"POST {path} HTTP/1.1\r\nHost: quiver\r\nContent-Type: application/json\r\n".encode()
+        + b"Accept: application/json, text/event-stream\r\n"
         + f"Authorization: Bearer {TOKEN}\r\n".encode()
         + b'Content-Length: 100000\r\n\r\n{"query": "{ viewer { roles } }", "pad": "'
     )
@@ -71,3 +72,38 @@ def test_a_body_that_stops_is_answered_408_and_the_tenants_next_large_body_goes_
     ]
     assert large.status_code == 200, large.text
     assert large.json() == {"data": {"viewer": {"roles": ["ADMIN"]}}}
+
+
+def test_an_mcp_body_that_stops_is_answered_408(tmp_path: Path) -> None:
+    with serving(tmp_path, QUIVER_ADMIN_TOKEN=TOKEN, QUIVER_REQUEST_BODY_TIMEOUT_S="1") as server:
+        with stalled_post(server.url, "/mcp/spaces/sp_system") as stalled:
+            status, body = answer(stalled)
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        after = httpx.post(
+            f"{server.url}/mcp/spaces/sp_system",
+            json=initialize,
+            headers={"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"},
+            timeout=CLIENT_TIMEOUT_S,
+        )
+
+    assert status == 408
+    assert body == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": "The request body did not arrive within 1 s.",
+            "data": {"code": "REQUEST_TIMEOUT"},
+        },
+    }
+    assert after.status_code == 200, after.text
+    assert '"protocolVersion"' in after.text

@@ -18,7 +18,9 @@ eras: handshake sessions and 2026-07-28 single requests):
   ``subscriptions/listen`` (open for as long as the client listens, mostly idle: they would keep
   the tenant counted as served, and hold everyone else to their share).
 - Sessions are bounded per key (``MAX_SESSIONS_PER_KEY``, then 429) and per replica
-  (``MAX_SESSIONS``, the SDK answers 503); request bodies to ``MAX_REQUEST_BYTES`` (413).
+  (``MAX_SESSIONS``, the SDK answers 503); request bodies to ``MAX_REQUEST_BYTES`` (413),
+  arrived in full within ``QUIVER_REQUEST_BODY_TIMEOUT_S`` (408, ``REQUEST_TIMEOUT`` in
+  ``error.data.code``: a client stalled half-way held its connection for ever).
 - Open streams (GET streams and ``subscriptions/listen``, each open while its client listens)
   are bounded per tenant, whichever of its keys opened them (``QUIVER_MAX_MCP_STREAMS_PER_TENANT``):
   past it a GET is answered 429 and a listen request a JSON-RPC error, both with
@@ -32,6 +34,7 @@ need session affinity (on ``Mcp-Session-Id``). 2026-07-28 clients need none.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -46,6 +49,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers
 from starlette.types import Message, Receive, Scope, Send
 
+from app.http_limits import replayed
 from app.mcp_server.catalog import Catalog, Target, TargetKind
 from app.mcp_server.notify import ChangeNotifier
 from app.mcp_server.server import SCOPE_PRINCIPAL, SCOPE_TARGET, QuiverMcpServer, too_many_streams
@@ -103,7 +107,10 @@ class McpEndpoint:
         authenticate: Authenticate,
         admission: Admission | None = None,
         stream_cap: TenantCap | None = None,
+        body_timeout_s: float = 0.0,
     ) -> None:
+        #: How long a POST's body may take to arrive (0: no limit); see the module.
+        self.body_timeout_s = body_timeout_s
         #: The tenants' admission shared with ``POST /graphql`` (None: no cap); see the module.
         self.admission = admission
         #: The tenants' open streams, shared with the server's listen handler (None: no cap).
@@ -159,6 +166,18 @@ class McpEndpoint:
         if not self._running:
             await _error(503, "The MCP endpoints are starting or stopping; try again.")(send)
             return
+        if scope["method"] == "POST" and self.body_timeout_s > 0:
+            try:
+                async with asyncio.timeout(self.body_timeout_s):
+                    body = await _whole_body(receive)
+            except TimeoutError:
+                message = f"The request body did not arrive within {self.body_timeout_s:g} s."
+                await _error(408, message, data={"code": "REQUEST_TIMEOUT"})(send)
+                return
+            if body is None:
+                await _error(413, "Request body too large")(send)
+                return
+            receive = replayed({"type": "http.request", "body": body, "more_body": False}, receive)
         scope = {
             **scope,
             SCOPE_PRINCIPAL: principal,
@@ -246,6 +265,24 @@ class McpEndpoint:
             await self.manager.handle_request(scope, receive, watch)
         if scope["method"] == "DELETE" or status.get("code") == 404:
             self.notifier.session_closed(session_id)
+
+
+async def _whole_body(receive: Receive) -> bytes | None:
+    """The request's body (None past ``MAX_REQUEST_BYTES``: reading stops there)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk: bytes = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_REQUEST_BYTES:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
 
 
 def _admitted(scope: Scope, headers: Headers) -> bool:
