@@ -563,9 +563,11 @@ class RunDriver:
         if all(call.envelope is not None for call in checkpoint.pending):
             messages = list(checkpoint.messages or [])
             for call in checkpoint.pending:
-                messages.append(
-                    {"role": "tool", "tool_call_id": call.call_id, "content": json.dumps(call.envelope, default=str)}
-                )
+                # As text, not ASCII escapes: a Chinese result is otherwise six characters (and
+                # several tokens) per character to the model. The envelope is JSON-safe (no lone
+                # surrogates), so the request body that carries it encodes as UTF-8.
+                content = json.dumps(call.envelope, default=str, ensure_ascii=False)
+                messages.append({"role": "tool", "tool_call_id": call.call_id, "content": content})
             checkpoint.messages = messages
             checkpoint.pending = []
         if settled_approvals or not just_planned:

@@ -153,6 +153,25 @@ class TestToolLoop:
         assert weather_envelope["data"]["received"] == {"city": "Paris"}
         assert [entry["body"] for entry in await tool_server.requests("ok", world.weather_key)] == [{"city": "Paris"}]
 
+    async def test_chinese_tool_results_reach_the_model_as_text_not_escapes(
+        self, world: World, tool_server: ToolServer
+    ) -> None:
+        # The envelope went to the model as ASCII JSON: 臺北 as \\u81fa\\u5317, six characters
+        # (and several tokens) for each one a Chinese-reading model reads as one.
+        city = "臺北市信義區 😀「VIP」"
+        world.model.push(
+            tool_calls(call("weather", {"city": city}, call_id="call_zh")),
+            final("臺北今天晴。"),
+        )
+
+        run = await invoke(world.gql, world.agent["id"], "臺北天气怎么样？")  # noqa: RUF001
+
+        assert run["status"] == "SUCCEEDED"
+        tool_message = next(message for message in messages_of(world.model.requests[1]) if message["role"] == "tool")
+        assert f'"city": "{city}"' in tool_message["content"]
+        assert "\\u" not in tool_message["content"]
+        assert tool_messages(world.model.requests[1])["call_zh"]["data"]["received"] == {"city": city}
+
     async def test_the_configured_api_key_reaches_the_endpoint(self, world: World) -> None:
         world.model.push(final("hello"))
 
