@@ -14,9 +14,11 @@ from typing import Any
 import orjson
 
 # An integer of 19 digits or more may not fit in 64 bits (digits inside strings match too: harmless).
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
-# Every byte but an ASCII digit: what ``bytes.translate`` deletes to count the digits of a text.
-_NOT_DIGITS = bytes(sorted(set(range(256)) - set(b"0123456789")))
+# Found by two C passes, without a regular expression (whose engine tries every position: 5 to 7
+# times slower on a schema, worse on text full of times and ids): every ASCII digit made "0", every
+# other byte a space, then a search for 19 zeros.
+_DIGITS_AS_ZEROS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_NINETEEN_DIGITS = b"0" * 19
 _OPTIONS = orjson.OPT_NON_STR_KEYS
 
 
@@ -38,11 +40,7 @@ def may_hold_long_integer(text: str | bytes) -> bool:
     if len(text) < 19:
         return False  # too short to hold one (a listing's tags and roles, mostly)
     data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
-    # Counting the digits (one C pass) is several times cheaper than the search (Python's regular
-    # expression engine tries every position): most JSON holds far fewer than 19 digits in all.
-    if len(data.translate(None, _NOT_DIGITS)) < 19:
-        return False
-    return _LONG_DIGITS.search(data) is not None
+    return _NINETEEN_DIGITS in data.translate(_DIGITS_AS_ZEROS)
 
 
 def loads(text: str | bytes) -> Any:

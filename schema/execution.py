@@ -20,8 +20,12 @@ With field middleware (a schema extension implementing ``resolve``) nothing is s
 
 from __future__ import annotations
 
+import inspect
+import keyword
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from types import CodeType
 from typing import Any
 
@@ -38,6 +42,7 @@ from graphql import (
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
+    GraphQLScalarType,
     GraphQLString,
     InlineFragmentNode,
     SelectionSetNode,
@@ -313,10 +318,12 @@ def _fields_completer(fields: tuple[tuple[str, int, Any, Any, Any], ...]) -> Com
     which raises and locates the error; nothing here has side effects).
 
     Written as the source of one function (made once per selection set and request): a value of
-    its field's usual type (``exact``: ``str`` for String and ID, ``bool``, an enum's members)
-    is taken as it is, anything else goes through the field's full completer; the names in the
-    source are generated, the field names are passed as values."""
-    namespace: dict[str, Any] = {"_SLOW": _SLOW, "_MISSING": _MISSING}
+    its field's usual type (``exact``: ``str`` for String and ID, ``bool``, an enum's members; an
+    Int within 32 bits, a ``datetime`` of a date-time scalar, any non-null value of a scalar written
+    as it is) is taken as it is, anything else goes through the field's full completer. The source
+    names the attributes it reads (the schema's Python names); everything that comes from the
+    client (response names, aliases) is passed as values."""
+    namespace: dict[str, Any] = {"_SLOW": _SLOW, "_MISSING": _MISSING, "_DATETIME": datetime, "_UNDEFINED": Undefined}
     lines = ["def complete(source):", "    try:"]
     if any(kind in (_EARLY_LEAF, _EARLY_OBJECT) for _, kind, _, _, _ in fields):
         lines.append("        early = source.__dict__")
@@ -332,20 +339,38 @@ def _fields_completer(fields: tuple[tuple[str, int, Any, Any, Any], ...]) -> Com
         namespace[f"A{index}"] = name
         namespace[f"C{index}"] = complete_value
         if kind in (_PLAIN_LEAF, _PLAIN_OBJECT):
-            lines.append(f"        {value} = getattr(source, A{index})")
+            # The attribute by its name (the schema's Python name, never the client's): a plain
+            # attribute load, cheaper than a call of getattr.
+            read = (
+                f"source.{name}"
+                if name.isidentifier() and not keyword.iskeyword(name)
+                else f"getattr(source, A{index})"
+            )
+            lines.append(f"        {value} = {read}")
         else:
             lines.append(f"        {value} = early.get(A{index}, _MISSING)")
             lines.append(f"        if {value} is _MISSING: return _SLOW")  # its resolver has to run
+        # The completer, and the check of its answer, only for a value the inline test does not take.
+        slow = [f"            {value} = C{index}({value})", f"            if {value} is _SLOW: return _SLOW"]
         if isinstance(exact, tuple):  # an enum: (its Python class, member → name)
             namespace[f"E{index}"], namespace[f"N{index}"] = exact
             lines.append(f"        if type({value}) is E{index} and {value} in N{index}: {value} = N{index}[{value}]")
-            lines.append(f"        else: {value} = C{index}({value})")
+            lines.extend(["        else:", *slow])
+        elif exact is _EXACT_INT:  # Int: an int within 32 bits is its own output
+            lines.append(f"        if type({value}) is not int or not {_INT_MIN} <= {value} <= {_INT_MAX}:")
+            lines.extend(slow)
+        elif exact is _ISOFORMAT:  # a scalar written by ``methodcaller("isoformat")`` (DateTime, Date)
+            lines.append(f"        if type({value}) is _DATETIME: {value} = {value}.isoformat()")
+            lines.extend(["        else:", *slow])
+        elif exact is _IDENTITY:  # a scalar written as it is (JSON): only a null takes the completer
+            lines.append(f"        if {value} is None or {value} is _UNDEFINED:")
+            lines.extend(slow)
         elif exact is not None:
             namespace[f"E{index}"] = exact
-            lines.append(f"        if type({value}) is not E{index}: {value} = C{index}({value})")
+            lines.append(f"        if type({value}) is not E{index}:")
+            lines.extend(slow)
         else:
-            lines.append(f"        {value} = C{index}({value})")
-        lines.append(f"        if {value} is _SLOW: return _SLOW")
+            lines.extend(line[4:] for line in slow)
     lines.append("    except Exception:")
     lines.append("        return _SLOW")
     lines.append("    return {" + ", ".join(keys) + "}")
@@ -359,21 +384,53 @@ def _fields_completer(fields: tuple[tuple[str, int, Any, Any, Any], ...]) -> Com
     return namespace["complete"]  # type: ignore[no-any-return]
 
 
-#: Source → code of the compiled selections. The source names no field (those are values in the
-#: namespace), only the shape of a selection: a client's few documents make a few entries, and a
-#: request pays an ``exec`` of the definition, not Python's compiler.
+#: Source → code of the compiled selections. The source names the schema's attributes it reads and
+#: nothing of the client's (response names, aliases are values in the namespace): a client's few
+#: documents make a few entries, and a request pays an ``exec`` of the definition, not Python's compiler.
 _SOURCES: dict[str, CodeType] = {}
 _MAX_SOURCES = 1_024
 
 
+#: Markers of :func:`_exact_type`: an Int, a scalar written by ``isoformat()``, one written as it is.
+_EXACT_INT: Any = object()
+_ISOFORMAT: Any = object()
+_IDENTITY: Any = object()
+_IDENTITY_CODE = (lambda value: value).__code__
+
+
+def _writes_as_it_is(serialize: Any) -> bool:
+    """Whether a scalar's output coercion is a plain ``lambda v: v`` (Strawberry's JSON): one
+    argument, no default, no closure, and the bytecode that returns it."""
+    code = getattr(serialize, "__code__", None)
+    return (
+        code is not None
+        and code.co_code == _IDENTITY_CODE.co_code
+        and code.co_argcount == 1
+        and code.co_kwonlyargcount == 0
+        and not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+        and not getattr(serialize, "__defaults__", None)
+        and not getattr(serialize, "__closure__", None)
+    )
+
+
 def _exact_type(field_type: GraphQLOutputType) -> Any:
     """The Python type a leaf field's values usually have and keep as they are (or, for an enum,
-    its class and each member's name); None when every value goes through the completer."""
+    its class and each member's name; for an Int, a date-time scalar or a scalar written as it is,
+    a marker of the inline check that replaces the completer's call); None when every value goes
+    through the completer."""
     inner = field_type.of_type if isinstance(field_type, GraphQLNonNull) else field_type
     if inner is GraphQLString or inner is GraphQLID:
         return str
     if inner is GraphQLBoolean:
         return bool
+    if inner is GraphQLInt:
+        return _EXACT_INT
+    if isinstance(inner, GraphQLScalarType):
+        serialize = inner.coerce_output_value
+        if isinstance(serialize, operator.methodcaller) and repr(serialize) == "operator.methodcaller('isoformat')":
+            return _ISOFORMAT
+        if _writes_as_it_is(serialize):
+            return _IDENTITY
     wrapped = getattr(inner, "wrapped_cls", None)
     if isinstance(inner, GraphQLEnumType) and isinstance(wrapped, type):
         names: dict[Any, str] = {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 
 import strawberry
@@ -282,6 +282,24 @@ async def test_values_a_compiled_selection_cannot_complete_take_the_ordinary_pat
         make_item(12, maybe_kids=[Child(id=strawberry.ID("c"), name=None), None]),  # type: ignore[arg-type]
         make_item(13, maybe_child="not a child"),
         make_item(14, kids=[Child(id=strawberry.ID(f"k{n}"), name=f"kid {n}") for n in range(40)]),  # a long list
+        # The inline checks of Int, DateTime and JSON (schema.execution._exact_type) against the
+        # completer's answers: an Int at and beyond its edges, a bool or a float as an Int, a time
+        # that is not a datetime, naive or in another zone, JSON null where none may be, falsy JSON.
+        make_item(15, count=2**31 - 1),
+        make_item(16, count=-(2**31)),
+        make_item(17, count=2**31),
+        make_item(18, count=True),
+        make_item(19, count=3.0),
+        make_item(20, count=3.5),
+        make_item(21, when="2026-01-02"),
+        make_item(22, when=datetime(2026, 1, 2, 3, 4, 5)),
+        make_item(23, when=datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=timezone(timedelta(hours=-3)))),
+        make_item(24, when=date(2026, 1, 2)),
+        make_item(25, payload=None),
+        make_item(26, payload=JSON(False)),
+        make_item(27, payload=JSON(0)),
+        make_item(28, payload=JSON("")),
+        make_item(29, payload=JSON([])),
     ]
     for item in bad:
         precomputed_items([item])
