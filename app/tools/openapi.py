@@ -31,6 +31,8 @@ import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from app.jsonschemas import UnsafeSchemaError, vet
+
 MAX_SPEC_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_OPERATIONS = 500
@@ -637,6 +639,15 @@ def _draft(
     input_schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         input_schema["required"] = required
+    output_schema = _output_schema(inliner, body)
+    # What createTool would refuse is not made a tool either (a pattern with a back-reference or
+    # look-around, which the gateway's linear-time engine cannot run): every call of it failed.
+    for which, schema in (("input", input_schema), ("output", output_schema)):
+        try:
+            if schema is not None:
+                vet(schema)
+        except UnsafeSchemaError as problem:
+            return Skip(operation, f"its {which} schema cannot be served: {problem.message} (at {problem.where})")
     label = str(body.get("summary") or operation.operation_id or f"{operation.method.upper()} {operation.path}")
     tags = [str(tag)[:100] for tag in body.get("tags") or [] if isinstance(tag, str)]
     return Draft(
@@ -645,7 +656,7 @@ def _draft(
         label=label.strip()[:MAX_LABEL] or operation.key[:MAX_LABEL],
         description=_description(body, f"{operation.method.upper()} {operation.path}"),
         input_schema=input_schema,
-        output_schema=_output_schema(inliner, body),
+        output_schema=output_schema,
         side_effect="READ" if operation.method in READ_METHODS else "WRITE",
         endpoint=endpoint_base + operation.path,
         mapping={

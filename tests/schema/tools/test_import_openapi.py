@@ -205,6 +205,25 @@ class TestPublicDocuments:
         assert payload["userErrors"] == [] and payload["skipped"] == []
         assert len(payload["created"]) == 120
 
+    async def test_an_operation_whose_schema_cannot_be_served_is_skipped(self, gql: GraphQLClient, keys: Keys) -> None:
+        # It was made a tool whose every call failed TOOL_NOT_AVAILABLE ("input schema refused"),
+        # where createTool refuses the same schema.
+        def operation(operation_id: str, pattern: str) -> dict[str, Any]:
+            parameter = {"name": "q", "in": "query", "schema": {"type": "string", "pattern": pattern}}
+            return {"operationId": operation_id, "parameters": [parameter], "responses": {"200": {"description": "ok"}}}
+
+        paths = {"/twice": {"get": operation("twice", "(a)\\1")}, "/plain": {"get": operation("plain", "^[a-z]+$")}}
+        spec = json.dumps({"openapi": "3.1.0", "info": {"title": "Patterns", "version": "1"}, "paths": paths})
+        space = await keys.space("patterns")
+        payload = await import_spec(gql, space.id, spec, baseUrl="http://127.0.0.1:9")
+        assert payload["userErrors"] == []
+        assert [item["operationId"] for item in payload["created"]] == ["plain"]
+        [skipped] = payload["skipped"]
+        assert skipped["operationId"] == "twice"
+        assert skipped["reason"].startswith("its input schema cannot be served: the pattern ")
+        assert "is not supported" in skipped["reason"]
+        assert skipped["reason"].endswith("(at /properties/q/pattern)")
+
     async def test_the_expanded_petstore_body_is_flattened_and_its_array_query_kept(
         self, gql: GraphQLClient, keys: Keys
     ) -> None:
