@@ -541,7 +541,12 @@ def build_services(settings: Settings) -> Services:
         else metrics.opaque_tool_labels(secret_box.derive_key("quiver metrics tool labels")),
     )
     embedder = create_embedding_provider(settings)
-    knowledge = KnowledgeSearch(session_factory, embedder, timeout_s=settings.knowledge_search_timeout_s)
+    knowledge = KnowledgeSearch(
+        session_factory,
+        embedder,
+        timeout_s=settings.knowledge_search_timeout_s,
+        max_query_chars=settings.max_query_chars,
+    )
     ingestor = Ingestor(chunking_options(settings), embedder)
     builtins.register(SEARCH_KNOWLEDGE_TOOL_ID, SearchKnowledgeTool(knowledge, agents_repository.mounted_knowledge))
     model_client = (

@@ -66,7 +66,9 @@ MIN_VECTOR_SIMILARITY = 0.15
 NEAR_DUPLICATE_JACCARD = 0.8
 MAX_TOP_K = 50
 HYBRID, LEXICAL, VECTOR = "hybrid", "lexical", "vector"
-MAX_QUERY_CHARS = 2000
+#: The longest query read (a longer one is read from its start): QUIVER_MAX_QUERY_CHARS, which
+#: also bounds searchKnowledge's argument; the agent prompt's query is the user's message.
+MAX_QUERY_CHARS = 4000
 #: With ``documents_first``, this many candidates per passage asked for are looked at (so that
 #: enough distinct documents are among them); otherwise 4.
 HYDRATE_WINDOW_DOCUMENTS_FIRST = 8
@@ -141,10 +143,12 @@ class KnowledgeSearch:
         embedder: EmbeddingProvider | None = None,
         *,
         timeout_s: float = 4.0,
+        max_query_chars: int = MAX_QUERY_CHARS,
     ) -> None:
         self.session_factory = session_factory
         self.embedder = embedder
         self.timeout_s = timeout_s
+        self.max_query_chars = max_query_chars
         self._vectors: dict[tuple[str, str], _VectorIndex] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
 
@@ -178,7 +182,7 @@ class KnowledgeSearch:
         if mode not in (HYBRID, LEXICAL, VECTOR):
             raise ValueError(f"unknown search mode {mode!r}")
         top_k = max(1, min(top_k, MAX_TOP_K))
-        query = query.strip()[:MAX_QUERY_CHARS]
+        query = query.strip()[: self.max_query_chars or None]
         outcome = SearchOutcome(hits=[], searched=list(kb_ids))
         if not kb_ids or not query:
             return outcome

@@ -10,7 +10,7 @@ import strawberry
 from app.errors import DomainError
 from app.knowledge import service
 from app.knowledge.ingest import add_document
-from app.knowledge.search import MAX_QUERY_CHARS, MAX_TOP_K
+from app.knowledge.search import MAX_TOP_K
 from app.knowledge.tool import DEFAULT_TOP_K
 from schema.context import Info
 from schema.errors import ClientError, UserError
@@ -129,8 +129,6 @@ class KnowledgeSearchQuery:
         limit = DEFAULT_TOP_K if top_k is None else top_k
         if not 1 <= limit <= MAX_TOP_K:
             raise ClientError(f"topK must be between 1 and {MAX_TOP_K}.")
-        if len(query) > MAX_QUERY_CHARS:
-            raise ClientError(f"The query is limited to {MAX_QUERY_CHARS} characters.")
         requested = None if knowledge_base_ids is None else [str(kb_id) for kb_id in knowledge_base_ids]
         async with info.context.session() as session:
             kbs = await service.searchable_knowledge_bases(session, principal, str(space_id), requested)

@@ -104,6 +104,26 @@ class TestSearchKnowledge:
         assert body["errors"][0]["message"] == "topK must be between 1 and 50."
         assert body["errors"][0]["extensions"]["code"] == "BAD_REQUEST"
 
+    async def test_a_long_query_is_read_to_its_end_up_to_the_configured_limit(
+        self, gql: GraphQLClient, keys: Keys
+    ) -> None:
+        # searchKnowledge refused queries over 2,000 characters with its own BAD_REQUEST, where
+        # the README bounds it at QUIVER_MAX_QUERY_CHARS (4,000, TOO_LONG) and the lexical side
+        # reads the whole text; the search itself read only the first 2,000 characters.
+        alpha = await keys.space("alpha")
+        kb_id = await create_kb(gql, alpha.id)
+        await add_document(gql, kb_id, "请假制度", "# 请假制度\n\n员工每年有二十五天带薪年假。", "leave.md")
+        await add_document(gql, kb_id, "报销", "# 差旅报销\n\n出差费用凭增值税发票报销。", "travel.md")
+        preamble = "您好，我是上海浦东新区的王芳，最近工作很忙，" * 100  # noqa: RUF001 - 2,200 characters of nothing
+
+        hits = await search(gql, alpha.id, f"{preamble}想问一下增值税发票怎么报销")
+
+        assert [hit["document"]["title"] for hit in hits] == ["报销"]
+        response = await gql.raw(SEARCH_KNOWLEDGE, {"spaceId": alpha.id, "query": "发票" * 2001})
+        error = response.json()["errors"][0]
+        assert error["extensions"]["code"] == "TOO_LONG"
+        assert "at most 4000" in error["message"]
+
     async def test_blank_query_finds_nothing(self, gql: GraphQLClient, keys: Keys) -> None:
         alpha = await keys.space("alpha")
         kb_id = await create_kb(gql, alpha.id)
