@@ -11,6 +11,7 @@ next chunk starts with the previous one's tail, cut at a sentence or word start.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from app.knowledge.tokens import UNSPACED_RANGES
@@ -159,6 +160,50 @@ def _blocks(body: str) -> list[str]:
     return [block for block in blocks if block.strip()]
 
 
+def _extends(character: str) -> bool:
+    """A character that belongs to the one before it: a combining mark, a zero-width joiner,
+    a variation selector, an emoji skin tone or tag."""
+    code = ord(character)
+    return (
+        code == 0x200D
+        or 0xFE00 <= code <= 0xFE0F
+        or 0xE0100 <= code <= 0xE01EF
+        or 0x1F3FB <= code <= 0x1F3FF
+        or 0xE0020 <= code <= 0xE007F
+        or unicodedata.category(character) in ("Mn", "Me", "Mc")
+    )
+
+
+def _is_regional_indicator(character: str) -> bool:
+    return 0x1F1E6 <= ord(character) <= 0x1F1FF
+
+
+def _splits_character(text: str, index: int) -> bool:
+    """Whether cutting ``text`` at ``index`` splits what a reader sees as one character: an
+    accented letter, a ZWJ emoji (👨‍👩‍👧), a flag (two regional indicators), a skin tone."""
+    if index <= 0 or index >= len(text):
+        return False
+    if _extends(text[index]) or text[index - 1] == "\u200d":
+        return True
+    if _is_regional_indicator(text[index]):
+        start = index
+        while start > 0 and _is_regional_indicator(text[start - 1]):
+            start -= 1
+        return (index - start) % 2 == 1
+    return False
+
+
+def _character_boundary(text: str, index: int, *, forward: bool = False) -> int:
+    """``index`` moved (back, or ``forward``) to the nearest place that splits no character;
+    back past the start, forward instead."""
+    moved = index
+    while _splits_character(text, moved) and (0 < moved < len(text)):
+        moved += 1 if forward else -1
+    if moved == 0 and not forward:
+        return _character_boundary(text, index, forward=True)
+    return moved
+
+
 def _pieces(block: str, size: int) -> list[str]:
     """A block cut into pieces no longer than ``size``: sentences, then words, then characters."""
     if len(block) <= size:
@@ -175,8 +220,11 @@ def _pieces(block: str, size: int) -> list[str]:
                 if current:
                     pieces.append(current)
                     current = ""
-                pieces.append(word[:size])
-                word = word[size:]
+                # A cut inside a flag 🇹🇼 or a ZWJ emoji left its halves (another flag, a lone
+                # joiner) at the ends of two chunks.
+                cut = _character_boundary(word, size)
+                pieces.append(word[:cut])
+                word = word[cut:]
             if len(current) + len(word) > size:
                 pieces.append(current)
                 current = ""
@@ -190,7 +238,7 @@ def _tail(text: str, overlap: int) -> str:
     """The last ``overlap`` characters of a chunk, starting at a sentence or word start."""
     if overlap <= 0 or len(text) <= overlap:
         return ""
-    window = text[-overlap:]
+    window = text[_character_boundary(text, len(text) - overlap, forward=True) :]
     for boundary in (SENTENCE_END, re.compile(r"\s+")):
         match = boundary.search(window)
         if match and match.end() < len(window):

@@ -79,6 +79,30 @@ class TestPacking:
         assert all(" " not in chunk.text and len(chunk.text) <= SMALL.size for chunk in chunks)
         assert chunks[1].text[:20] in chunks[0].text  # overlap
 
+    @pytest.mark.parametrize(
+        ("unit", "width"),
+        [
+            ("🇨🇳🇯🇵🇰🇷🇹🇼", 2),
+            ("👨\u200d👩\u200d👧\u200d👦", 7),
+            ("e\u0301", 2),
+            ("👍🏽", 2),
+            ("❤\ufe0f", 2),
+            ("🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", 7),
+        ],
+    )
+    def test_a_cut_in_unbroken_text_splits_no_character(self, unit: str, width: int) -> None:
+        # Text with no space or full stop is cut at the chunk size: a cut between a flag's two
+        # regional indicators made every later flag of the chunk another (🇹🇼🇨🇳 -> 🇼🇨, 🇳…),
+        # one inside a ZWJ emoji left a chunk starting with a joiner, one after an e its accent.
+        text = unit * (1000 // len(unit) + 1)
+        chunks = chunk_plain(text, SMALL)
+        assert len(chunks) > 3
+        for chunk in chunks:
+            assert len(chunk.text) <= SMALL.size
+            whole = chunk.text.replace(" ", "")
+            assert text.find(whole) % width == 0, [hex(ord(character)) for character in whole[:4]]
+            assert len(whole) % width == 0, [hex(ord(character)) for character in whole[-4:]]
+
     def test_chinese_sentences_end_at_full_stops(self) -> None:
         text = "。".join(f"第{n}句话讲了一件事" for n in range(80)) + "。"
         chunks = chunk_plain(text, SMALL)
