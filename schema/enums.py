@@ -100,6 +100,19 @@ class ApprovalDecision(Enum):
     )
 
 
+@strawberry.enum(description="What happened to a space's approval request (the approvalRequests subscription).")
+class ApprovalEventKind(Enum):
+    REQUESTED = strawberry.enum_value(
+        "REQUESTED", description="An agent's call waits for a person's decision (it is in pendingApprovals)."
+    )
+    DECIDED = strawberry.enum_value(
+        "DECIDED", description="A person approved or rejected it (approveToolCall / rejectToolCall)."
+    )
+    EXPIRED = strawberry.enum_value(
+        "EXPIRED", description="Nobody decided within QUIVER_APPROVAL_TIMEOUT_S; its run took the refusal up."
+    )
+
+
 @strawberry.enum(description="What one stage of a run's trace was.")
 class RunStageKind(Enum):
     PROMPT = strawberry.enum_value("PROMPT", description="Assembling the system prompt: sections, sizes, cuts.")

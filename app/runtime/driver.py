@@ -395,6 +395,9 @@ class RunDriver:
                 self.run.id, "APPROVAL_REQUESTED", tool_id=row["tool_id"], tool_call_id=row["id"], call_id=row["id"]
             )
             await self.runtime.publish_call(row)
+            await self.runtime.publish_approval(
+                self.run.space_id, "REQUESTED", call_id=row["id"], tool_id=row["tool_id"], run_id=self.run.id
+            )
 
     def _planned(self, request: ToolCallRequest, offered: set[str]) -> PlannedCall:
         assert self.checkpoint is not None
@@ -589,7 +592,7 @@ class RunDriver:
 
     async def _expire(self, approval: ToolCallApproval, now: datetime) -> ToolCallApproval:
         async with self.session_factory() as session, session.begin():
-            await repository.decide_approval(
+            recorded = await repository.decide_approval(
                 session,
                 approval.tool_call_id,
                 decision=EXPIRED,
@@ -601,6 +604,15 @@ class RunDriver:
             )
             current = await repository.get_approval(session, approval.tool_call_id)
         assert current is not None
+        if recorded:
+            # This driver recorded the expiry (not a decision that came first): the approvers learn it.
+            await self.runtime.publish_approval(
+                current.space_id,
+                "EXPIRED",
+                call_id=current.tool_call_id,
+                tool_id=current.tool_id,
+                run_id=current.run_id,
+            )
         return current
 
     async def _refuse(

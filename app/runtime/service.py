@@ -89,6 +89,11 @@ def run_topic(run_id: str) -> str:
     return f"run:{run_id}"
 
 
+def approvals_topic(space_id: str) -> str:
+    """Where a space's approval requests and decisions are published (the approvalRequests subscription)."""
+    return f"approvals:{space_id}"
+
+
 def inbox_topic(agent_id: str) -> str:
     return f"inbox:{agent_id}"
 
@@ -594,6 +599,9 @@ class AgentRuntime:
                 current = await repository.get_approval(session, tool_call_id)
             assert current is not None
             self._check_open(current, run, utcnow())
+        await self.publish_approval(
+            approval.space_id, "DECIDED", call_id=tool_call_id, tool_id=approval.tool_id, run_id=run.id
+        )
         # The run publishes APPROVAL_DECIDED when it takes the decision up. It may still be settling
         # its other calls (then its driver sees the decision when it releases the run); once
         # released, exactly one replica claims it.
@@ -625,6 +633,24 @@ class AgentRuntime:
                 )
         except Exception:
             logger.warning("run event %s of %s not published", kind, run_id, exc_info=True)
+
+    async def publish_approval(self, space_id: str, kind: str, *, call_id: str, tool_id: str, run_id: str) -> None:
+        """Tell the space's approvers a call was put to them (REQUESTED), decided (DECIDED) or
+        refused for want of a decision (EXPIRED). Like run events: a bus that fails costs the
+        subscribers an event (they reconcile with pendingApprovals), never the run or the decision."""
+        event = {
+            "kind": kind,
+            "space_id": space_id,
+            "call_id": call_id,
+            "tool_id": tool_id,
+            "run_id": run_id,
+            "at": utcnow().isoformat(),
+        }
+        try:
+            async with asyncio.timeout(EVENT_PUBLISH_TIMEOUT_S):
+                await self.bus.publish(approvals_topic(space_id), event)
+        except Exception:
+            logger.warning("approval event %s of %s not published", kind, call_id, exc_info=True)
 
     async def publish_call(self, row: dict[str, Any]) -> None:
         try:

@@ -12,10 +12,12 @@ from strawberry.scalars import JSON
 from app.agents.service import get_agent_for
 from app.db import utcnow
 from app.errors import DomainError
+from app.events.bus import SubscriberOverflowError
 from app.runtime import repository as runs_repository
-from app.runtime.service import InvokeRequest, run_topic
+from app.runtime.service import InvokeRequest, approvals_topic, run_topic
 from schema import visibility
 from schema.context import Info
+from schema.enums import ApprovalEventKind
 from schema.errors import ClientError, UserError
 from schema.following import follow_run
 from schema.gateway.types import ToolCall
@@ -112,6 +114,18 @@ class RejectToolCallPayload:
     tool_call: ToolCall | None = strawberry.field(description="The call with its decision; null when refused.")
     run: AgentRun | None = strawberry.field(description="The call's run, as it stands right after the decision.")
     user_errors: list[UserError] = strawberry.field(description="Why the decision was refused; empty on success.")
+
+
+@strawberry.type(
+    description="An approval request of a space was made, decided or expired: refetch pendingApprovals, or read the call."
+)
+class ApprovalEvent:
+    kind: ApprovalEventKind = strawberry.field(description="REQUESTED, DECIDED or EXPIRED.")
+    at: datetime = strawberry.field(description="When it happened.")
+    tool_call_id: strawberry.ID = strawberry.field(description="The call put to the approvers, tc_….")
+    tool_call: ToolCall | None = strawberry.field(
+        description="The call as it stands when the event is delivered (with its approval); null if it can no longer be read."
+    )
 
 
 @strawberry.type
@@ -261,6 +275,36 @@ class RuntimeMutation:
 
 @strawberry.type
 class RuntimeSubscription:
+    @strawberry.subscription(
+        description="The approval requests of a space as they happen: REQUESTED when an agent's call starts waiting for a person, DECIDED when someone approves or rejects it, EXPIRED when its run takes up the timeout. Readable by the space's keys (SPACE_ADMIN or ADMIN decide); across replicas through the event bus. Nothing is replayed: read pendingApprovals after subscribing, and again after SUBSCRIBER_OVERFLOW."
+    )
+    async def approval_requests(
+        self,
+        info: Info,
+        space_id: Annotated[strawberry.ID, strawberry.argument(description="The space whose approvals to follow.")],
+    ) -> AsyncGenerator[ApprovalEvent, None]:
+        space = str(space_id)
+        if not info.context.principal.can_read_space(space):
+            raise ClientError(f"Space {space!r} not found.", "NOT_FOUND")
+        try:
+            async with info.context.bus.subscribe(approvals_topic(space)) as subscription:
+                async for event in subscription:
+                    if event.get("space_id") != space or event.get("kind") not in ApprovalEventKind.__members__:
+                        continue
+                    info.context.renew_loaders()
+                    row = await info.context.loaders.tool_call_by_id.load(str(event["call_id"]))
+                    yield ApprovalEvent(
+                        kind=ApprovalEventKind[event["kind"]],
+                        at=datetime.fromisoformat(event["at"]),
+                        tool_call_id=strawberry.ID(str(event["call_id"])),
+                        tool_call=ToolCall.from_row(row) if row is not None and row.space_id == space else None,
+                    )
+        except SubscriberOverflowError:
+            raise ClientError(
+                "Subscriber too slow: events were dropped. Reconcile with the pendingApprovals query and subscribe again.",
+                "SUBSCRIBER_OVERFLOW",
+            ) from None
+
     @strawberry.subscription(
         description="Live events of one agent run, ending after FINISHED: STARTED first (replayed for a run under way), then, for a run already waiting on people, APPROVAL_REQUESTED of each request still open; a run that already finished yields FINISHED at once."
     )

@@ -14,7 +14,8 @@ from tests.console.conftest import ADMIN_TOKEN, Quiver, Visit
 from tests.console.test_console_browser import expect, unique
 from tests.support.openai_server import call, final, tool_calls
 
-# The page polls every 3 s; a new request or a decision elsewhere shows well inside this.
+# The subscription brings a new request or a decision elsewhere at once (the page's safety-net
+# poll is every 30 s while live); well inside this.
 LIVE_TIMEOUT_MS = 20_000
 
 CREATE_AGENT = """
@@ -233,6 +234,8 @@ class TestApprovalsPage:
         await visit.sign_in(ADMIN_TOKEN)
         await visit.open(f"/console/approvals?space={space}")
         await expect(visit.page.get_by_text("Nothing waits for a decision in this space.")).to_be_visible()
+        # The approvalRequests subscription is running: no poll is needed to see what follows.
+        await expect(visit.page.get_by_text("Live: requests and decisions appear as they happen.")).to_be_visible()
         # Gone after a reload: shows the page below was never loaded again.
         await visit.page.evaluate("window.__stillTheSamePage = true")
 

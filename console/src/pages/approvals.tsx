@@ -1,10 +1,14 @@
 // Approvals: the tool calls of agent runs that wait for a person, oldest first, in one space.
 // A SPACE_ADMIN of the space or an ADMIN approves or rejects each with a comment; every other key
-// reads the list. The list follows pendingApprovals every few seconds while the page is visible,
-// so a new request, or a decision taken elsewhere, shows without a reload.
+// reads the list. The approvalRequests subscription tells the page when a request arrives or is
+// decided (it reads pendingApprovals again); without it (refused, the socket down) the page asks
+// every few seconds while visible. Either way a new request or a decision taken elsewhere shows
+// without a reload.
 import { useEffect, useState } from "preact/hooks";
 
+import type { SocketState } from "../api";
 import {
+  ApprovalRequestsDocument,
   ApproveToolCallDocument,
   PendingApprovalCountDocument,
   type PendingApprovalFragment,
@@ -32,8 +36,10 @@ import {
 } from "../ui";
 import { useSpaceOptions } from "./tools";
 
-/** How often the page asks for the pending approvals while it is visible. */
+/** How often the page asks for the pending approvals while it is visible and not live. */
 export const APPROVALS_POLL_MS = 3000;
+/** While the subscription is live: only a safety net for events a bus outage lost. */
+export const APPROVALS_LIVE_POLL_MS = 30_000;
 /** How often the navigation's count is refreshed while the console is visible. */
 export const BADGE_POLL_MS = 10_000;
 /** The API's bound on a decision's comment (approveToolCall's comment, rejectToolCall's reason). */
@@ -89,6 +95,29 @@ function usePolling(action: () => void, intervalMs: number): void {
   }, [visible, action, intervalMs, wasHidden]);
 }
 
+/** Follows approvalRequests for the space, calling `changed` on each event and whenever the
+ *  subscription (re)starts (what happened before it is read again); true while it is live. */
+function useApprovalEvents(spaceId: string, changed: () => void): boolean {
+  const { api } = useSession();
+  const [socket, setSocket] = useState<SocketState>("connecting");
+  const [failed, setFailed] = useState(false);
+  useEffect(() => api.onSocketState(setSocket), [api]);
+  const connected = socket === "connected";
+  useEffect(() => {
+    if (!spaceId) return undefined;
+    setFailed(false);
+    return api.subscribe(
+      ApprovalRequestsDocument,
+      { spaceId },
+      { next: () => changed(), error: () => setFailed(true), complete: () => setFailed(true) },
+    );
+  }, [api, spaceId, changed]);
+  useEffect(() => {
+    if (connected) changed();
+  }, [connected, changed]);
+  return Boolean(spaceId) && connected && !failed;
+}
+
 /** The time now, refreshed every `intervalMs`: for "waiting 3 min" and "expires in 2 h". */
 function useNow(intervalMs: number): number {
   const [now, setNow] = useState(() => Date.now());
@@ -139,10 +168,14 @@ export function ApprovalsPage() {
     const data = await api.request(PendingApprovalsDocument, { spaceId, first: PAGE_SIZE, after: pages.after });
     return { spaceId, connection: data.pendingApprovals };
   }, [spaceId, pages.after]);
-  usePolling(list.reload, APPROVALS_POLL_MS);
+  const live = useApprovalEvents(spaceId, list.reload);
+  usePolling(list.reload, live ? APPROVALS_LIVE_POLL_MS : APPROVALS_POLL_MS);
   const now = useNow(1000);
 
-  const shown = list.data && list.data.spaceId === spaceId ? list.data.connection : null;
+  const loaded = list.data && list.data.spaceId === spaceId ? list.data.connection : null;
+  // A request whose time ran out is refused by its run: it leaves the list at once.
+  const open = loaded?.edges.filter(({ node }) => !node.approval || Date.parse(node.approval.expiresAt) > now);
+  const shown = loaded && open && { ...loaded, edges: open, totalCount: loaded.totalCount - (loaded.edges.length - open.length) };
   useEffect(() => {
     if (list.data) announceCount({ spaceId: list.data.spaceId, count: list.data.connection.totalCount });
   }, [list.data]);
@@ -164,6 +197,11 @@ export function ApprovalsPage() {
       <LoadError error={spaces.error} retry={spaces.reload} />
       <LoadError error={list.error} retry={list.reload} />
       {decided && <Notice>{decided}</Notice>}
+      <p class="muted">
+        {live
+          ? "Live: requests and decisions appear as they happen."
+          : `Not live: checking every ${APPROVALS_POLL_MS / 1000} s while this page is visible.`}
+      </p>
       {shown && (
         <>
           <p class="muted" aria-live="polite">
