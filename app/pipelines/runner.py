@@ -117,7 +117,8 @@ class PipelineRunner:
             raise DomainError(
                 "MODEL_NOT_CONFIGURED", "No model endpoint is configured: set QUIVER_OPENAI_BASE_URL.", field
             )
-        if len(json.dumps(request.input)) > MAX_INPUT_CHARS:
+        # Characters as written (ensure_ascii=False): ASCII escapes counted each Chinese one six times.
+        if len(json.dumps(request.input, ensure_ascii=False)) > MAX_INPUT_CHARS:
             raise DomainError(
                 "TOO_LONG", f"The input is at most {MAX_INPUT_CHARS} characters of JSON.", ["input", "input"]
             )

@@ -306,6 +306,22 @@ class TestRuns:
         assert run["status"] == "SUCCEEDED", run
         assert user_message(world.draft_model.requests[0]) == json.dumps(email, ensure_ascii=False)
 
+    async def test_the_input_bound_counts_chinese_characters_once(self, world: World) -> None:
+        # The bound (100,000 characters of JSON) was measured on ASCII-escaped JSON, where each
+        # Chinese character is six (\\u5f20): a 20,000-character Chinese e-mail was TOO_LONG.
+        email = "张伟您好，我在北京市朝阳区下的订单A-7还没有到，麻烦帮忙查一下物流。" * 600  # noqa: RUF001
+        assert 20_000 < len(email) < 25_000
+        steps = [{"name": "answer", "agentId": world.draft, "input": "{{ input.email }}", "final": True}]
+        pipeline = await created(world.gql, world.space_id, steps)
+        world.draft_model.push(final('{"reply": "已为您查询。"}'))
+
+        run = await ran(world.gql, pipeline["id"], {"email": email})
+
+        assert run["status"] == "SUCCEEDED", run
+        assert user_message(world.draft_model.requests[0]) == json.dumps(email, ensure_ascii=False)
+        payload = await invoke(world.gql, pipeline["id"], {"email": "长" * 100_000})
+        assert [error["code"] for error in payload["userErrors"]] == ["TOO_LONG"]
+
     async def test_a_step_that_says_it_has_the_final_answer_ends_the_pipeline(self, world: World) -> None:
         pipeline = await created(world.gql, world.space_id, two_steps(world))
         world.extract_model.push(final('{"order": "A-7", "final_answer": "Nothing to draft: A-7 was cancelled."}'))
