@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -221,6 +222,41 @@ class TestNearDuplicates:
         assert len(found) == 2
         assert "Distinct" in found
         assert sum(title.startswith("Copy") for title in found) == 1
+
+
+class TestNearDuplicatesAtScale:
+    async def test_a_large_document_is_not_compared_passage_by_passage(
+        self, session_factory: SessionFactory, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # searchKnowledge(topK: 50) over a KB of fewer than 50 documents reads 400 candidates, each compared
+        # with every passage kept before it: 80,000 set intersections for one large document,
+        # about a second of the loop that every other request waited behind.
+        space = await make_space(session_factory, "alpha")
+        kb = await make_kb(session_factory, space.id)
+        sections = [
+            f"## Section {index}\n\nBadge rule {index}: " + " ".join(f"w{index}x{word}" for word in range(60))
+            for index in range(450)
+        ]
+        repeated = "## Lost badges\n\nA lost badge is reported to security the same day, and a new one is issued."
+        await add_document(session_factory, kb.id, "Handbook", "\n\n".join([repeated, *sections, repeated]))
+        compared: list[int] = []
+        for name in ("jaccard", "_near_duplicate"):
+            if hasattr(search_module, name):
+                exact = getattr(search_module, name)
+
+                def counting(first: frozenset[str], second: frozenset[str], exact: Any = exact) -> Any:
+                    compared.append(1)
+                    return exact(first, second)
+
+                monkeypatch.setattr(search_module, name, counting)
+
+        outcome = await KnowledgeSearch(session_factory).search(
+            [kb.id], "badge lost security", 50, documents_first=True
+        )
+
+        assert len(outcome.hits) == 50
+        assert sum("lost badge is reported" in hit.text for hit in outcome.hits) == 1  # its copy was dropped
+        assert len(compared) < 1_000, len(compared)
 
 
 class TestHybrid:
