@@ -45,7 +45,8 @@ def check_json_schema(schema: Any, field: Sequence[str], *, require_object: bool
     ``type: object`` if asked."""
     if not isinstance(schema, dict):
         raise DomainError("INVALID_SCHEMA", "A JSON Schema must be a JSON object.", field)
-    size = len(json.dumps(schema, separators=(",", ":")))
+    # Characters as written (ensure_ascii=False): ASCII escapes counted each Chinese one six times.
+    size = len(json.dumps(schema, separators=(",", ":"), ensure_ascii=False))
     if size > MAX_SCHEMA_CHARS:
         raise DomainError(
             "INVALID_SCHEMA", f"The schema is {size} characters of JSON; at most {MAX_SCHEMA_CHARS} are stored.", field

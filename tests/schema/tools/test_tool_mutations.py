@@ -3,6 +3,7 @@ through HTTP like a client."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -203,6 +204,23 @@ class TestCreateToolInputErrors:
     async def test_input_schema_that_is_not_an_object_schema(self, gql: GraphQLClient, schema: Any) -> None:
         errors = await create_tool_errors(gql, "bad_schema", inputSchema=schema)
 
+        assert codes(errors) == [("INVALID_SCHEMA", ["input", "inputSchema"])]
+
+    async def test_schema_size_counts_chinese_characters_once(self, gql: GraphQLClient) -> None:
+        # The bound (100,000 characters of JSON) was measured on ASCII-escaped JSON, where each
+        # Chinese character is six: 20,000 characters of Chinese descriptions were refused.
+        cities = {
+            f"城市{index}": {"type": "string", "description": "中国城市的名称与行政区划说明" * 3}
+            for index in range(450)
+        }
+        schema = {"type": "object", "properties": cities}
+        assert 20_000 < len(json.dumps(schema, ensure_ascii=False)) < 100_000
+
+        tool = await create_tool(gql, "cities", inputSchema=schema)
+
+        assert set(tool["inputSchema"]["properties"]) == set(cities)
+        bigger = {"type": "object", "properties": {"说明": {"description": "长" * 100_000}}}
+        errors = await create_tool_errors(gql, "too_big", inputSchema=bigger)
         assert codes(errors) == [("INVALID_SCHEMA", ["input", "inputSchema"])]
 
     async def test_output_schema_invalid(self, gql: GraphQLClient) -> None:
