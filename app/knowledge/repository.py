@@ -253,13 +253,16 @@ class TermStats:
         return math.log(1.0 + (self.rows - holding + 0.5) / (holding + 0.5))
 
 
-_term_stats: dict[str, tuple[float, TermStats]] = {}
+_term_stats: dict[tuple[str, str], tuple[float, TermStats]] = {}
 
 
-async def postgres_term_stats(session: AsyncSession) -> TermStats:
-    """The chunk table's word statistics, read at most every TERM_STATS_TTL_S per database."""
+async def postgres_term_stats(session: AsyncSession, vector_column: str = SEARCH_VECTOR_COLUMN) -> TermStats:
+    """The word statistics of one tsvector column of the chunk table (the passages', or the leads',
+    which only first chunks hold: ``rows`` counts the rows that have one), read at most every
+    TERM_STATS_TTL_S per database and column."""
     bind = session.get_bind()
-    key = (bind.engine if isinstance(bind, Connection) else bind).url.render_as_string(hide_password=True)
+    url = (bind.engine if isinstance(bind, Connection) else bind).url.render_as_string(hide_password=True)
+    key = (url, vector_column)
     cached = _term_stats.get(key)
     now = time.monotonic()
     if cached is not None and now - cached[0] < TERM_STATS_TTL_S:
@@ -268,14 +271,17 @@ async def postgres_term_stats(session: AsyncSession) -> TermStats:
     listed = (
         await session.execute(
             text(
-                "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+                "SELECT most_common_elems::text::text[], most_common_elem_freqs, null_frac FROM pg_stats "
                 "WHERE schemaname = current_schema() AND tablename = 'chunk' AND attname = :column"
             ),
-            {"column": SEARCH_VECTOR_COLUMN},
+            {"column": vector_column},
         )
     ).first()
     frequency: dict[str, float] = {}
     rare = 0.0
+    if listed is not None and listed[2] is not None:
+        # The shares below are of the rows holding a tsvector (ANALYZE divides by those).
+        rows = float(rows or 0.0) * (1.0 - float(listed[2]))
     if listed is not None and listed[0] is not None and listed[1] is not None:
         words, shares = list(listed[0]), [float(share) for share in listed[1]]
         # The shares end with the least and the greatest of them and the share of empty rows.
@@ -314,10 +320,9 @@ async def _lexical_postgres(
     SQLite's bm25. When these give fewer than ``limit`` chunks (the rarest words by the
     statistics may be in no chunk: names, typos), the chunks holding any word are scored
     too, again at most the pool of them. ``vector_column`` is the tsvector searched: the passages'
-    (``search_vector``) or the documents' leads (``lead_vector``, scored with the passages'
-    word statistics).
+    (``search_vector``) or the documents' leads (``lead_vector``), each with its own statistics.
     """
-    stats = await postgres_term_stats(session)
+    stats = await postgres_term_stats(session, vector_column)
     parameters: dict[str, Any] = {"kb_id": kb_id, "limit": limit, "pool": POSTGRES_RANK_POOL}
     parts: list[str] = []
     for number, token in enumerate(sorted(tokens, key=stats.chunks_with)[:POSTGRES_SCORED_TERMS]):
