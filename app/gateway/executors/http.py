@@ -14,6 +14,7 @@ import hashlib
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -49,6 +50,19 @@ RESERVED_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "co
 TOKEN_EXPIRY_MARGIN_S = 30.0
 #: Decrypted auth configurations kept for scrubbing (by their encrypted form).
 MAX_KNOWN_CONFIGS = 256
+
+
+#: Printable ASCII but the space and the percent sign: what a percent-encoded key keeps as is.
+_IDEMPOTENCY_SAFE = "".join(chr(code) for code in range(0x21, 0x7F) if chr(code) != "%")
+
+
+def _header_idempotency_key(key: str) -> str:
+    """The key as an HTTP header can carry it: as is when it is printable ASCII, otherwise
+    percent-encoded UTF-8 (订单-7 -> %E8%AE%A2%E5%8D%95-7), the same key always giving the same
+    header. Raw UTF-8 or control characters in a header make many servers refuse the request."""
+    if is_header_value(key):
+        return key
+    return quote(key, safe=_IDEMPOTENCY_SAFE)
 
 
 @dataclass
@@ -198,7 +212,7 @@ class HttpExecutor(CappedExecutor):
         if request.content_type is not None:
             headers["Content-Type"] = request.content_type
         if invocation.idempotency_key:
-            headers["Idempotency-Key"] = invocation.idempotency_key
+            headers["Idempotency-Key"] = _header_idempotency_key(invocation.idempotency_key)
         body = request.body
         send = functools.partial(self._post, method=request.method, params=request.params)
         status, payload, content_type = await send(invocation, request.url, headers, body, config, refresh=False)

@@ -438,6 +438,23 @@ class TestRetries:
         assert [entry["headers"].get("idempotency-key") for entry in received] == [idempotency_key] * 2
         assert [entry["body"] for entry in received] == [{"q": "x"}] * 2
 
+    async def test_an_idempotency_key_a_header_cannot_carry_is_sent_percent_encoded(
+        self, gql: GraphQLClient, keys: Keys, tool_server: ToolServer
+    ) -> None:
+        # A Chinese key (订单-7-张伟) went into the Idempotency-Key header as raw UTF-8 bytes, a
+        # control character as itself: what the upstream read depended on its HTTP parser (some
+        # refuse the request). The header holds printable ASCII only; the key itself is unchanged.
+        space = await keys.space("alpha")
+        key = fresh("zh-idem")
+        tool = await http_tool(gql, tool_server, f"/ok/{key}", sideEffect="WRITE")
+        sent = {"订单-7-张伟😀": "%E8%AE%A2%E5%8D%95-7-%E5%BC%A0%E4%BC%9F%F0%9F%98%80", "k\x01x y": "k%01x%20y"}
+        for idempotency_key in sent:
+            envelope = await invoke(gql, space.id, tool["id"], {"q": "x"}, idempotency_key=idempotency_key)
+            assert envelope["status"] == "SUCCESS", envelope["error"]
+            assert envelope["call"]["idempotencyKey"] == idempotency_key
+        received = await tool_server.requests("ok", key)
+        assert [entry["headers"].get("idempotency-key") for entry in received] == list(sent.values())
+
 
 FORBIDDEN_URLS = [
     "http://127.0.0.2:8080/ok",
