@@ -46,6 +46,7 @@ from schema.mcp.schema import McpMutation, McpQuery
 from schema.pipelines.schema import PipelinesMutation, PipelinesQuery, PipelinesSubscription
 from schema.reports.schema import ReportsQuery
 from schema.runtime.schema import RuntimeMutation, RuntimeQuery, RuntimeSubscription
+from schema.scalars import SCALAR_OVERRIDES
 from schema.skills.schema import SkillMatchQuery, SkillsMutation, SkillsQuery
 from schema.spaces.api_keys import ApiKeysMutation, ApiKeysQuery
 from schema.spaces.schema import SpacesMutation, SpacesQuery
@@ -229,6 +230,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         mutation=Mutation,
         subscription=Subscription,
         config=StrawberryConfig(auto_camel_case=True),
+        scalar_overrides=SCALAR_OVERRIDES,
         # Plain scalar fields are read in place, not through a resolver each (schema/execution.py),
         # and long lists are completed in slices that let other requests in (schema/fairness.py).
         execution_context_class=TimeSlicedExecutor,
