@@ -63,7 +63,7 @@ def read_file(path: Path) -> ReadDocument:
     if suffix == ".pdf":
         document = _read_pdf(path, raw)
     else:
-        text = _decode(path, raw)
+        text = _decode_html(path, raw) if suffix in (".html", ".htm") else _decode(path, raw)
         if suffix in (".html", ".htm"):
             document = html_to_markdown(text, fallback_title=path.stem)
         elif suffix == ".txt":
@@ -92,6 +92,32 @@ def _decode(path: Path, raw: bytes) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UnreadableFile(path, "not valid UTF-8 text") from None
+
+
+#: A charset an HTML page declares (<meta charset="gbk"> or http-equiv's content="...; charset=gb2312"),
+#: looked for in its first 4 KiB as the HTML standard's prescan does.
+HTML_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
+
+
+def _decode_html(path: Path, raw: bytes) -> str:
+    """An HTML page: UTF-8 (or UTF-16 with its mark), else the charset it declares. Saved
+    Chinese pages are often GBK or GB2312 with a <meta charset>; they were skipped as 'not
+    valid UTF-8 text'."""
+    try:
+        return _decode(path, raw)
+    except UnreadableFile:
+        declared = HTML_CHARSET.search(raw[:4096])
+        if declared is None:
+            raise
+    name = declared.group(1).decode("ascii").lower()
+    # As browsers do (WHATWG Encoding): GB2312 and GBK pages are read as GB18030, their superset.
+    encoding = "gb18030" if name in ("gb2312", "gbk", "gb_2312-80", "x-gbk") else name
+    try:
+        return raw.decode(encoding)
+    except LookupError:
+        raise UnreadableFile(path, f"not valid UTF-8 text, and its declared charset {name!r} is unknown") from None
+    except UnicodeDecodeError:
+        raise UnreadableFile(path, f"not valid UTF-8 or {name} text") from None
 
 
 def markdown_title(text: str) -> str | None:

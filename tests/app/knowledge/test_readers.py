@@ -73,6 +73,33 @@ class TestFormats:
         assert not document.text.startswith("\ufeff")
 
 
+class TestHtmlCharsets:
+    @pytest.mark.parametrize(
+        ("meta", "encoding", "title", "body"),
+        [
+            ('<meta charset="gbk">', "gbk", "退货政策", "张伟可在30天内退货"),
+            ("<meta http-equiv='Content-Type' content='text/html; charset=gb2312'>", "gb2312", "退货", "30天内"),
+            ("<META CHARSET=Big5>", "big5", "退貨政策", "張先生可在30天內退貨"),
+            ('<meta charset="shift_jis">', "shift_jis", "返品ポリシー", "30日以内に返品"),
+        ],
+    )
+    def test_a_page_in_the_charset_it_declares_is_read(
+        self, tmp_path: Path, meta: str, encoding: str, title: str, body: str
+    ) -> None:
+        # Saved Chinese (and Japanese) pages are often not UTF-8: they were skipped.
+        html = f"<html><head>{meta}<title>{title}</title></head><body><p>{body}</p></body></html>"
+        document = read_file(write(tmp_path / "page.html", html.encode(encoding)))
+        assert (document.title, document.text) == (title, body)
+
+    def test_an_undeclared_or_unknown_charset_is_still_a_reason(self, tmp_path: Path) -> None:
+        page = "<html><body><p>张伟</p></body></html>".encode("gbk")
+        with pytest.raises(UnreadableFile, match="not valid UTF-8 text"):
+            read_file(write(tmp_path / "plain.html", page))
+        unknown = b'<meta charset="klingon"><p>\xd5\xc5</p>'
+        with pytest.raises(UnreadableFile, match="declared charset 'klingon' is unknown"):
+            read_file(write(tmp_path / "odd.html", unknown))
+
+
 class TestSkipped:
     @pytest.mark.parametrize(
         ("name", "content", "reason"),
