@@ -147,6 +147,9 @@ class Settings(BaseSettings):
     knowledge_context_chars: int = 6_000
     history_turns: int = 5
     tool_parallelism: int = 4
+    # Most tool calls one model reply may ask for; the others are refused (TOO_MANY_TOOL_CALLS), not
+    # run: a reply asking for 5,000 ran 5,000 calls (and their rows) before the model's next turn.
+    max_tool_calls_per_step: int = 64
     delegation_depth_limit: int = 3
     # bt_send_message waits for the other agent's run: its own cap instead of the builtin 5 s.
     delegation_timeout_s: float = 120.0

@@ -576,6 +576,7 @@ def build_services(settings: Settings) -> Services:
         settings=RuntimeSettings(
             history_turns=settings.history_turns,
             tool_parallelism=settings.tool_parallelism,
+            max_tool_calls_per_step=settings.max_tool_calls_per_step,
             delegation_depth_limit=settings.delegation_depth_limit,
             stream=settings.model_stream,
             lease_s=settings.run_lease_s,

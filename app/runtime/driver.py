@@ -49,6 +49,7 @@ logger = logging.getLogger("quiver.runtime")
 INTERRUPTED = "INTERRUPTED"
 APPROVAL_REJECTED = "APPROVAL_REJECTED"
 APPROVAL_EXPIRED = "APPROVAL_EXPIRED"
+TOO_MANY_TOOL_CALLS = "TOO_MANY_TOOL_CALLS"
 RUNNING = repository.RUNNING
 WAITING_APPROVAL = repository.WAITING_APPROVAL
 APPROVED, REJECTED, EXPIRED = "APPROVED", "REJECTED", "EXPIRED"
@@ -486,6 +487,8 @@ class RunDriver:
         refusals: list[tuple[PlannedCall, tuple[str, str, str | None], bool]] = []
         settled_approvals: list[str] = []
         waiting = False
+        cap = self.runtime.settings.max_tool_calls_per_step
+        over_cap = {call.tool_call_id for call in checkpoint.pending[cap:]} if just_planned and cap > 0 else set()
         for call in open_calls:
             row = rows.get(call.tool_call_id)
             tool = tools.get(call.tool_id)
@@ -495,6 +498,11 @@ class RunDriver:
                 self._tool_stage(call, call.envelope, row.started_at, row.finished_at)
                 if call.needs_approval:
                     settled_approvals.append(call.tool_call_id)
+                continue
+            if call.tool_call_id in over_cap:
+                count = len(checkpoint.pending)
+                message = f"The model asked for {count} tool calls in one step; the first {cap} ran, this one did not."
+                refusals.append((call, (TOO_MANY_TOOL_CALLS, message, None), False))
                 continue
             if call.needs_approval and just_planned:
                 waiting = True  # asked a moment ago: nobody can have decided yet

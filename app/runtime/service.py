@@ -111,6 +111,8 @@ class LeaseKeeper(Protocol):
 class RuntimeSettings:
     history_turns: int = 5
     tool_parallelism: int = 4
+    #: Most tool calls of one model reply that run; the others are refused (QUIVER_MAX_TOOL_CALLS_PER_STEP).
+    max_tool_calls_per_step: int = 64
     delegation_depth_limit: int = 3
     stream: bool = False
     #: How long a replica's lease on a run lasts without a heartbeat.
