@@ -19,6 +19,11 @@ logger = logging.getLogger(__name__)
 KEY_FILE_NAME = "quiver.secret"
 
 
+class SecretKeyError(RuntimeError):
+    """QUIVER_SECRET_KEY is missing where it is required, or is not a Fernet key: a setting
+    to fix (the CLI says so with exit code 2), never echoing the value."""
+
+
 class SecretBox:
     """Encrypts and decrypts JSON values. Plaintext never leaves this object except on decrypt."""
 
@@ -47,9 +52,15 @@ def load_secret_box(settings: Settings) -> SecretBox:
     Replicas sharing PostgreSQL must share a key, so there a missing key is an error.
     """
     if settings.secret_key:
-        return SecretBox(settings.secret_key.encode())
+        try:
+            return SecretBox(settings.secret_key.encode())
+        except ValueError:
+            raise SecretKeyError(
+                "QUIVER_SECRET_KEY is not a Fernet key (32 url-safe base64-encoded bytes); generate one with "
+                "`python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'`"
+            ) from None
     if not settings.is_sqlite:
-        raise RuntimeError(
+        raise SecretKeyError(
             "QUIVER_SECRET_KEY must be set when the database is not SQLite "
             "(every replica needs the same key); generate one with "
             "`python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'`"

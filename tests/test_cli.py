@@ -184,6 +184,28 @@ class TestSettings:
         assert "Traceback" not in result.stderr + result.stdout
         assert secret not in result.stderr + result.stdout
 
+    @pytest.mark.parametrize(
+        ("env", "says"),
+        [
+            ({"QUIVER_SECRET_KEY": "not-a-fernet-key-hunter2"}, "QUIVER_SECRET_KEY is not a Fernet key"),
+            (
+                {"QUIVER_DATABASE_URL": "postgresql+asyncpg://nobody@127.0.0.1:9/none"},
+                "QUIVER_SECRET_KEY must be set when the database is not SQLite",
+            ),
+        ],
+        ids=["malformed", "missing-on-postgresql"],
+    )
+    def test_a_secret_key_to_fix_is_said_without_a_traceback(
+        self, tmp_path: Path, env: dict[str, str], says: str
+    ) -> None:
+        # quiver mcp sync (and tools import-openapi) printed a rich traceback ending in the message.
+        result = run_quiver(tmp_path, "mcp", "sync", "mcp_0000", env=env)
+
+        assert result.returncode == 2, result.stderr
+        assert says in " ".join(result.stderr.split())
+        assert "Traceback" not in result.stderr + result.stdout
+        assert "hunter2" not in result.stderr + result.stdout
+
     def test_an_empty_setting_means_its_default(self, tmp_path: Path) -> None:
         result = run_quiver(tmp_path, "migrate", env={"QUIVER_GRAPHQL_MAX_COST": "", "QUIVER_LOG_LEVEL": ""})
 

@@ -390,6 +390,8 @@ def main() -> None:
     from rich.markup import escape
     from sqlalchemy.exc import ArgumentError
 
+    from app.crypto import SecretKeyError
+
     problems: list[str] = []
     try:
         cli()
@@ -403,6 +405,8 @@ def main() -> None:
         if "URL" not in str(error):  # only create_engine's "Could not parse SQLAlchemy URL …"
             raise
         problems.append("QUIVER_DATABASE_URL: not a database URL (e.g. sqlite+aiosqlite:///./quiver.db)")
+    except SecretKeyError as error:  # missing on PostgreSQL, or not a Fernet key: was a traceback
+        problems.append(str(error))
     if problems:
         error_console = Console(stderr=True)
         for problem in problems:
