@@ -299,7 +299,9 @@ def snake_case(text: str) -> str:
 
 
 def tool_name(operation: Operation) -> str:
-    base = snake_case(operation.operation_id or f"{operation.method} {operation.path}")
+    # An operationId with no letter or digit a tool name can hold (获取订单): named by method and
+    # path, as one without an operationId, rather than by the method alone ("get", "get_2", ...).
+    base = snake_case(operation.operation_id or "") or snake_case(f"{operation.method} {operation.path}")
     return (base or operation.method)[:MAX_NAME].rstrip("_") or operation.method
 
 

@@ -45,6 +45,9 @@ class TestNames:
             ("HTTPStatusCheck", "get", "/s", "http_status_check"),
             (None, "get", "/users/{userId}/orders", "get_users_user_id_orders"),
             ("x" * 100, "post", "/x", "x" * 64),
+            ("获取订单", "get", "/orders/{orderId}", "get_orders_order_id"),  # was "get"
+            ("创建订单", "post", "/orders", "post_orders"),  # was "post"
+            ("订单v2", "get", "/v2/orders", "v2"),
         ],
     )
     def test_snake_case_from_the_operation_id_else_method_and_path(
