@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -131,6 +132,26 @@ class TestIngestCommand:
         assert result.exit_code == 0, result.output
         assert "│ documents      │ 1" in result.output
         assert "nope.md" in result.output and "no such file or folder" in result.output
+
+    def test_a_file_name_that_is_not_utf8_is_ingested_under_a_readable_source(
+        self, kb_id: str, cli_env: str, tmp_path: Path
+    ) -> None:
+        # A GBK name (退货说明.txt unpacked from a Windows zip) is lone surrogates to Python: the
+        # ingest stopped with a UnicodeEncodeError traceback, the folder's other files unwritten.
+        root = tmp_path / "unpacked"
+        root.mkdir()
+        gbk_name = os.path.join(os.fsencode(root), "退货说明.txt".encode("gbk"))
+        with open(gbk_name, "w", encoding="utf-8") as file:
+            file.write("三十天内可以退货。")
+        (root / "正常.md").write_text("# 正常文件\n\n发票需要税号。", encoding="utf-8")
+
+        result = CliRunner().invoke(kb_cli, ["ingest", kb_id, str(root)])
+
+        assert result.exit_code == 0, result.output
+        assert "│   created      │ 2" in result.output
+        stored = {document.title: document.source for document in documents(cli_env, kb_id)}
+        escaped = "退货说明".encode("gbk").decode("utf-8", "backslashreplace")  # \\xcd˻\\xf5˵\\xc3\\xf7
+        assert stored == {escaped: f"{root.resolve()}/{escaped}.txt", "正常文件": str((root / "正常.md").resolve())}
 
     def test_nothing_ingested_exits_with_an_error(self, kb_id: str, cli_env: str, tmp_path: Path) -> None:
         result = CliRunner().invoke(kb_cli, ["ingest", kb_id, str(tmp_path / "missing")])

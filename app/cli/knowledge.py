@@ -58,7 +58,7 @@ async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSumm
     from app.knowledge import service
     from app.knowledge.embeddings import create_embedding_provider
     from app.knowledge.ingest import Ingestor, ToPrepare, chunking_options, ingest_many
-    from app.knowledge.readers import UnreadableFile, iter_files, read_file
+    from app.knowledge.readers import UnreadableFile, iter_files, path_text, read_file
     from app.migrate import upgrade_async
     from app.principal import SYSTEM_PRINCIPAL
 
@@ -77,7 +77,7 @@ async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSumm
                 console.print(f"[red]error:[/red] {error.message}")
                 raise typer.Exit(code=2) from None
         missing = [path for path in paths if not path.exists()]
-        summary.skipped.extend((str(path), "no such file or folder") for path in missing)
+        summary.skipped.extend((path_text(path), "no such file or folder") for path in missing)
         files = list(iter_files([path for path in paths if path.exists()]))
         console.print(f"Ingesting {len(files)} file(s) into {kb.label} ({kb.id})")
         with Progress(
@@ -96,18 +96,18 @@ async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSumm
             async def changed_files() -> AsyncIterator[ToPrepare]:
                 """The files to write, read and checked; the others are counted here."""
                 for path in files:
-                    progress.update(task, current=path.name)
+                    progress.update(task, current=path_text(path.name))
                     try:
                         read = read_file(path)
                         data = service.check_document_input(
-                            service.DocumentInput(kb.id, read.title, read.text, str(path.resolve())), ["file"]
+                            service.DocumentInput(kb.id, read.title, read.text, path_text(path.resolve())), ["file"]
                         )
                     except UnreadableFile as error:
-                        summary.skipped.append((str(path), error.reason))
+                        summary.skipped.append((path_text(path), error.reason))
                         progress.advance(task)
                         continue
                     except DomainError as error:
-                        summary.skipped.append((str(path), error.message))
+                        summary.skipped.append((path_text(path), error.message))
                         progress.advance(task)
                         continue
                     async with session_factory() as session:
@@ -123,7 +123,9 @@ async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSumm
 
             async for item, result in ingest_many(session_factory, SYSTEM_PRINCIPAL, ingestor, changed_files()):
                 if isinstance(result, DomainError):
-                    summary.skipped.append((str(paths_of.get(item.data.source or "", item.data.title)), result.message))
+                    summary.skipped.append(
+                        (path_text(paths_of.get(item.data.source or "", item.data.title)), result.message)
+                    )
                 else:
                     summary.outcomes[result.outcome] += 1
                     if result.outcome != "UNCHANGED":

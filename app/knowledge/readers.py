@@ -6,6 +6,7 @@ chunker sees its structure; a PDF's pages become sections headed "page N".
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -49,6 +50,18 @@ def iter_files(paths: list[Path]) -> Iterator[Path]:
             yield path
 
 
+def path_text(path: Path | str) -> str:
+    """A path as text that can be stored and printed: as is, or, for a name that is not UTF-8
+    (a GBK name unpacked from a Windows zip: Python keeps its bytes as lone surrogates, which
+    neither PostgreSQL nor UTF-8 output takes), those bytes written ``\\xcd\\xcb``."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    return text
+
+
 def read_file(path: Path) -> ReadDocument:
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
@@ -60,16 +73,17 @@ def read_file(path: Path) -> ReadDocument:
         raw = path.read_bytes()
     except OSError as error:
         raise UnreadableFile(path, f"cannot be read ({error.strerror or error})") from None
+    stem = path_text(path.stem)
     if suffix == ".pdf":
-        document = _read_pdf(path, raw)
+        document = _read_pdf(path, raw, stem)
     else:
         text = _decode_html(path, raw) if suffix in (".html", ".htm") else _decode(path, raw)
         if suffix in (".html", ".htm"):
-            document = html_to_markdown(text, fallback_title=path.stem)
+            document = html_to_markdown(text, fallback_title=stem)
         elif suffix == ".txt":
-            document = ReadDocument(title=path.stem, text=normalise_newlines(text), kind="plain")
+            document = ReadDocument(title=stem, text=normalise_newlines(text), kind="plain")
         else:
-            document = ReadDocument(title=markdown_title(text) or path.stem, text=text, kind="markdown")
+            document = ReadDocument(title=markdown_title(text) or stem, text=text, kind="markdown")
     if not document.text.strip():
         raise UnreadableFile(path, "no text in it")
     return document
@@ -125,7 +139,7 @@ def markdown_title(text: str) -> str | None:
     return match.group(1).strip() if match else None
 
 
-def _read_pdf(path: Path, raw: bytes) -> ReadDocument:
+def _read_pdf(path: Path, raw: bytes, stem: str) -> ReadDocument:
     from io import BytesIO
 
     from pypdf import PdfReader
@@ -147,7 +161,7 @@ def _read_pdf(path: Path, raw: bytes) -> ReadDocument:
         if text.strip()
     )
     return ReadDocument(
-        title=(title or path.stem).strip() or path.stem,
+        title=(title or stem).strip() or stem,
         text="\n\n".join(section.body for section in sections),
         kind="plain",
         sections=sections,
