@@ -7,8 +7,9 @@
 import "graphiql/style.css";
 import "./graphiql.css";
 
-import { createGraphiQLFetcher } from "@graphiql/toolkit";
+import { createGraphiQLFetcher, type Fetcher } from "@graphiql/toolkit";
 import { GraphiQL } from "graphiql";
+import { type DocumentNode, getOperationAST, parse } from "graphql";
 import { createClient } from "graphql-ws";
 import { createElement } from "react";
 import { createRoot, type Root } from "react-dom/client";
@@ -88,11 +89,42 @@ function askForKey(reason: string | null): void {
   input.focus();
 }
 
+function parsed(query: string): DocumentNode | null {
+  try {
+    return parse(query);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * GraphiQL's fetcher, deciding HTTP or WebSocket from the text it is asked to run.
+ *
+ * The toolkit's fetcher sends an operation over the WebSocket only when the document GraphiQL
+ * passes along says it is a subscription. That document (and the operation name) is what the
+ * editor last parsed, 100 ms after the last keystroke: run before then (or on a busy machine,
+ * when the timer is late) and a subscription just typed went over HTTP with the previous
+ * text's operation name, refused with SUBSCRIPTION_OVER_HTTP. So the query is parsed here, the
+ * operation name kept only if the text has that operation (else the text's only operation is
+ * run), and the toolkit decides from this document. Text that does not parse goes over HTTP,
+ * where the server says what is wrong with it.
+ */
+function textFetcher(inner: Fetcher): Fetcher {
+  return (params, options) => {
+    const document = parsed(params.query);
+    if (document === null) return inner(params, { ...options, documentAST: undefined });
+    const named = params.operationName ? getOperationAST(document, params.operationName) : null;
+    const operation = named ?? getOperationAST(document);
+    const operationName = operation ? (operation.name?.value ?? null) : params.operationName;
+    return inner({ ...params, operationName }, { ...options, documentAST: document });
+  };
+}
+
 function mount(key: string): void {
   unmount();
   const socket = createClient({ url: websocketUrl(), connectionParams: authorization(key), lazy: true });
   disposeSocket = () => void socket.dispose();
-  const fetcher = createGraphiQLFetcher({ url: GRAPHQL_PATH, headers: authorization(key), wsClient: socket });
+  const fetcher = textFetcher(createGraphiQLFetcher({ url: GRAPHQL_PATH, headers: authorization(key), wsClient: socket }));
   const bar = element(
     "header",
     { className: "key-bar" },
