@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.agents.models import Agent
@@ -131,6 +132,16 @@ def failure_envelope(code: str, message: str, detail: str | None) -> dict[str, A
         "traceId": secrets.token_hex(16),
         "latencyMs": 0.0,
     }
+
+
+def rejection_error(comment: str | None) -> tuple[str, str, str | None]:
+    """What a call a person rejected fails with (its row, and what the model is told)."""
+    reason = comment or "no reason given"
+    return APPROVAL_REJECTED, f"A person refused this call, so it was not run. Reason: {reason}", reason
+
+
+def row_values(row: ToolCall) -> dict[str, Any]:
+    return {attribute.key: getattr(row, attribute.key) for attribute in sa_inspect(ToolCall).column_attrs}
 
 
 def envelope_of_row(row: ToolCall) -> dict[str, Any]:
@@ -495,7 +506,28 @@ class RunDriver:
             if row is not None and row.status != PENDING_APPROVAL:
                 # It ran (or was refused) before this driver: its row holds the outcome.
                 call.envelope = envelope_of_row(row)
-                self._tool_stage(call, call.envelope, row.started_at, row.finished_at)
+                rejected = approvals.get(call.tool_call_id)
+                if rejected is not None and rejected.decision == REJECTED and rejected.settled_at is None:
+                    # Refused by the decision itself (rejectToolCall writes the FAILED row with it):
+                    # the run takes the decision up now.
+                    self._approval_stage(call, rejected)
+                    await self.runtime._event(
+                        self.run.id,
+                        "APPROVAL_DECIDED",
+                        tool_id=call.tool_id,
+                        tool_call_id=call.tool_call_id,
+                        call_id=call.tool_call_id,
+                    )
+                    self._tool_stage(call, call.envelope, row.started_at, row.finished_at)
+                    await self.runtime._event(
+                        self.run.id,
+                        "TOOL_CALL_FINISHED",
+                        tool_id=row.tool_id,
+                        tool_call_id=row.id,
+                        call_id=row.id,
+                    )
+                else:
+                    self._tool_stage(call, call.envelope, row.started_at, row.finished_at)
                 if call.needs_approval:
                     settled_approvals.append(call.tool_call_id)
                 continue
@@ -544,18 +576,7 @@ class RunDriver:
                 else:
                     refusals.append((call, _interrupted(), True))
             elif approval.decision == REJECTED:
-                reason = approval.comment or "no reason given"
-                refusals.append(
-                    (
-                        call,
-                        (
-                            APPROVAL_REJECTED,
-                            f"A person refused this call, so it was not run. Reason: {reason}",
-                            reason,
-                        ),
-                        True,
-                    )
-                )
+                refusals.append((call, rejection_error(approval.comment), True))
             else:
                 timeout = self.runtime.settings.approval_timeout_s
                 refusals.append(

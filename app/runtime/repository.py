@@ -193,6 +193,28 @@ async def decide_approval(
     return _rowcount(result) == 1
 
 
+async def refuse_waiting_call(
+    session: AsyncSession, tool_call_id: str, error: tuple[str, str, str | None], now: datetime
+) -> bool:
+    """Write a waiting call's row as FAILED (it will not run); False when it no longer waited."""
+    result = await session.execute(
+        update(ToolCall)
+        .where(ToolCall.id == tool_call_id, ToolCall.status == PENDING_APPROVAL)
+        .values(
+            status="FAILED",
+            result=None,
+            error_code=error[0],
+            error_message=error[1],
+            error_detail=error[2],
+            latency_ms=0.0,
+            attempts=0,
+            started_at=now,
+            finished_at=now,
+        )
+    )
+    return _rowcount(result) == 1
+
+
 async def start_approved_execution(session: AsyncSession, tool_call_id: str, now: datetime) -> bool:
     """Mark an approved call as handed to the gateway; False when that happened before (it may have run)."""
     result = await session.execute(

@@ -59,6 +59,8 @@ from app.runtime.driver import (
     RunDriver,
     StageSink,
     build_prompt,
+    rejection_error,
+    row_values,
 )
 from app.runtime.model import ModelClient
 from app.runtime.models import AgentMessage, AgentRun, ToolCallApproval
@@ -596,6 +598,11 @@ class AgentRuntime:
                 arguments=arguments if approve and arguments_given else None,
                 require_open_at=now,
             )
+            # Rejected, the call will not run: its row says so with the decision (the run tells
+            # the model when it takes the decision up), so that the answer shows the call as stored.
+            rejected = decided and not approve
+            if rejected:
+                await repository.refuse_waiting_call(session, tool_call_id, rejection_error(comment), now)
         if not decided:
             async with self.session_factory() as session:
                 current = await repository.get_approval(session, tool_call_id)
@@ -607,6 +614,10 @@ class AgentRuntime:
         # The run publishes APPROVAL_DECIDED when it takes the decision up. It may still be settling
         # its other calls (then its driver sees the decision when it releases the run); once
         # released, exactly one replica claims it.
+        async with self.session_factory() as session:
+            call = await repository.calls_by_ids(session, [tool_call_id])
+        if rejected and tool_call_id in call:
+            await self.publish_call(row_values(call[tool_call_id]))
         await self._claim_waiting(run.id)
         async with self.session_factory() as session:
             call = await repository.calls_by_ids(session, [tool_call_id])

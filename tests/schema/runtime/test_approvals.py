@@ -61,7 +61,7 @@ mutation Approve($input: ApproveToolCallInput!) {
 REJECT = """
 mutation Reject($input: RejectToolCallInput!) {
   rejectToolCall(input: $input) {
-    toolCall { id status approval { decision comment } }
+    toolCall { id status error { code } approval { decision comment } }
     run { id status }
     userErrors { field code message }
   }
@@ -248,6 +248,10 @@ class TestWaiting:
             "decision": "REJECTED",
             "comment": "amount too high without a receipt",
         }
+        # The answer shows the call as stored: refused, not still waiting.
+        assert decided["toolCall"]["status"] == "FAILED"
+        assert decided["toolCall"]["error"] == {"code": "APPROVAL_REJECTED"}
+        assert decided["toolCall"]["id"] == waiting["id"]
         finished = await wait_for_run(world.gql, run["id"])
         assert finished["status"] == "SUCCEEDED"
         assert await world.refunds() == []
@@ -259,6 +263,10 @@ class TestWaiting:
         assert refused["id"] == waiting["id"]
         assert refused["status"] == "FAILED"
         assert refused["error"]["code"] == "APPROVAL_REJECTED"
+        stages = (await world.gql.execute(TRACE, {"id": run["id"]}))["agentRun"]["trace"]
+        kinds = [stage["kind"] for stage in stages]
+        assert kinds[-4:] == ["MODEL_CALL", "APPROVAL", "TOOL_CALL", "MODEL_CALL"], kinds
+        assert stages[kinds.index("APPROVAL")]["detail"]["decision"] == "REJECTED"
 
     async def test_edited_arguments_are_validated_again_and_run(self, world: World) -> None:
         world.model.push(tool_calls(call("refund", {"order": "9", "amount": 300})))
