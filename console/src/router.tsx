@@ -4,11 +4,28 @@ import { useEffect, useState } from "preact/hooks";
 
 export const BASE = "/console";
 
+// How many times the person went to another page (a link, a form that opens what it created,
+// Back or Forward). Redirects (replace) are not counted, so this stays 0 on the page the
+// console opened on.
+let navigations = 0;
+
+export function navigationCount(): number {
+  return navigations;
+}
+
 export function navigate(to: string, { replace = false } = {}): void {
   if (replace) window.history.replaceState(null, "", to);
-  else window.history.pushState(null, "", to);
+  else {
+    navigations += 1;
+    window.history.pushState(null, "", to);
+  }
   window.dispatchEvent(new PopStateEvent("popstate"));
 }
+
+// Back and Forward: the browser's own popstate (the one navigate() dispatches is not trusted).
+window.addEventListener("popstate", (event) => {
+  if (event.isTrusted) navigations += 1;
+});
 
 /** The path below /console, without a trailing slash: "" for the home page. */
 export function usePath(): string {

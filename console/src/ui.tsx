@@ -3,7 +3,7 @@ import type { ComponentChildren, JSX } from "preact";
 import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
 
 import { AuthError, type UserError } from "./api";
-import { Link } from "./router";
+import { Link, navigationCount } from "./router";
 
 // ---------------------------------------------------------------- loading
 
@@ -344,16 +344,14 @@ export function JsonBlock({ value, label }: { value: unknown; label: string }) {
 
 // ---------------------------------------------------------------- page furniture
 
-// The first page after loading keeps the browser's own focus order (skip link first).
-let isFirstPage = true;
-
 export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    if (isFirstPage) {
-      isFirstPage = false;
-      return;
-    }
+    // The page the console opened on keeps the browser's own focus order (skip link first).
+    // Decided by whether the person has gone to another page, not by which title's effect ran
+    // first: on a busy machine the first page's effect can still be pending when a keyboard
+    // user follows a link, and the next page then took the "first page" turn, its title unfocused.
+    if (navigationCount() === 0) return;
     // Another page: move focus to its title, so keyboard and screen-reader users start there.
     heading.current?.focus({ preventScroll: true });
   }, [title]);
