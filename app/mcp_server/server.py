@@ -129,6 +129,32 @@ def call_result(result: ToolResult) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured, _meta=meta)
 
 
+#: How much of a client's own input (a name, a method) an error echoes back; longer, it is cut
+#: to this many characters and an ellipsis (a 100,000-character method came back whole).
+ECHO_CHARS = 200
+#: An error message longer than this is cut too (the SDK's own messages are short).
+MAX_ERROR_MESSAGE_CHARS = 2000
+
+
+def echo(text: str, limit: int = ECHO_CHARS) -> str:
+    """A client's input as an error may quote it: at most ``limit`` characters, then "…"."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+async def bounded_errors(ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+    """Server middleware: a JSON-RPC error never echoes a client's input at length (the SDK
+    puts an unknown method's name, whole, in ``error.data``)."""
+    try:
+        return await call_next(ctx)
+    except MCPError as error:
+        data, message = error.data, error.message
+        if (isinstance(data, str) and len(data) > ECHO_CHARS) or len(message) > MAX_ERROR_MESSAGE_CHARS:
+            raise MCPError(
+                error.code, echo(message, MAX_ERROR_MESSAGE_CHARS), echo(data) if isinstance(data, str) else data
+            ) from None
+        raise
+
+
 class SessionAttacher:
     """Server middleware: hands each handshake-era session's object to the notifier."""
 
@@ -222,7 +248,7 @@ def build_server(
         offer = await offer_for(target)
         offered = offer.prompts_by_name.get(params.name)
         if offered is None:
-            raise MCPError(types.INVALID_PARAMS, f"No prompt named {params.name[:100]!r} here.")
+            raise MCPError(types.INVALID_PARAMS, f"No prompt named {echo(params.name)!r} here.")
         version, text = offered.version, offered.text
         session_id = (params.arguments or {}).get("sessionId")
         if session_id:
@@ -271,4 +297,5 @@ def build_server(
         on_subscriptions_listen=subscriptions_listen,
     )
     server.middleware.append(SessionAttacher(notifier))
+    server.middleware.append(bounded_errors)
     return server

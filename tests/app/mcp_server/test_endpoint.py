@@ -5,6 +5,7 @@ list_changed after a binding change (both protocol eras) and keys that must be r
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import httpx
@@ -203,6 +204,61 @@ class TestCalls:
             ("unknown:calc\ufffdulator", "TOOL_NOT_AVAILABLE", None),
             ("bt_calculator", "PARAM_INVALID", "k\ufffd"),
         ]
+
+    async def test_a_huge_tool_name_is_echoed_only_as_a_short_prefix(
+        self, mcp_server: McpServer, gql: GraphQLClient, keys: Keys
+    ) -> None:
+        space = await keys.space("hugename")
+        member = await keys.for_space(space.id, Role.MEMBER)
+        name = "x" * 100_000
+        async with mcp_server.client("spaces", space.id, member) as client:
+            unknown = await client.call_tool(name, {})
+            with pytest.raises(MCPError) as prompt_error:
+                await client.get_prompt(name)
+        assert unknown.is_error is True
+        assert text_of(unknown).startswith("TOOL_NOT_AVAILABLE: ")
+        assert unknown.meta is not None
+        error = unknown.meta["quiver/error"]
+        assert error["code"] == "TOOL_NOT_AVAILABLE"
+        echoed = json.dumps([text_of(unknown), error], ensure_ascii=False)
+        assert "x" * 201 not in echoed, echoed[:300]
+        assert "x" * 50 in echoed
+        assert "x" * 201 not in str(prompt_error.value)
+        log = await call_log(gql, spaceId=space.id)
+        assert [(node["toolId"], node["error"]["code"]) for node in log["nodes"]] == [
+            ("unknown:" + "x" * 100, "TOOL_NOT_AVAILABLE")
+        ]
+        assert "x" * 201 not in json.dumps(log["nodes"])
+
+    async def test_errors_echo_only_a_short_prefix_of_a_huge_method(self, mcp_server: McpServer, keys: Keys) -> None:
+        # The SDK answered an unknown method with the whole method name in error.data.
+        space = await keys.space("hugemethod")
+        member = await keys.for_space(space.id, Role.MEMBER)
+        url = mcp_server.url("spaces", space.id)
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {member}",
+            "Mcp-Protocol-Version": "2025-11-25",
+        }
+        initialize = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"},
+        }
+        async with httpx.AsyncClient(trust_env=False) as http:
+            opened = await http.post(
+                url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize}, headers=headers
+            )
+            headers["Mcp-Session-Id"] = opened.headers["mcp-session-id"]
+            await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+            answer = await http.post(
+                url, json={"jsonrpc": "2.0", "id": 2, "method": "x" * 100_000, "params": {}}, headers=headers
+            )
+        assert answer.status_code == 200
+        [line] = [line for line in answer.text.splitlines() if line.startswith("data: ")]
+        error = json.loads(line.removeprefix("data: "))["error"]
+        assert error["code"] == -32601
+        assert error["data"] == "x" * 200 + "\u2026"
 
 
 class TestAgentEndpoint:
