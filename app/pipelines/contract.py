@@ -56,23 +56,55 @@ def _lookup(value: Any, path: tuple[str, ...]) -> Any:
     return value
 
 
-def render(template: str, pipeline_input: Any, previous: Any, outputs: dict[str, Any]) -> str:
-    """The message for a step: every placeholder replaced by the JSON text of its value."""
+class RenderTooLongError(Exception):
+    """A template's expansion passed its bound; ``length``: how far it had got when refused."""
 
-    def replace(match: re.Match[str]) -> str:
-        parsed = REFERENCE.match(match.group(1))
-        assert parsed is not None, "templates are checked when the pipeline is stored"
-        head = parsed.group(1)
-        if head == "input":
-            value = pipeline_input
-        elif head == "prev.output":
-            value = previous
-        else:
-            value = outputs.get(str(parsed.group(2)))
-        path = tuple(part for part in parsed.group(3).split(".") if part)
-        return json.dumps(_lookup(value, path), ensure_ascii=False)
+    def __init__(self, length: int) -> None:
+        super().__init__(length)
+        self.length = length
 
-    return PLACEHOLDER.sub(replace, template)
+
+def render(
+    template: str, pipeline_input: Any, previous: Any, outputs: dict[str, Any], max_chars: int | None = None
+) -> str:
+    """The message for a step: every placeholder replaced by the JSON text of its value.
+
+    ``max_chars``: raises RenderTooLongError as soon as the message passes it, so that a
+    template repeating a large value is refused before it is expanded in memory (a few
+    hundred placeholders of one 100,000-character input made ~11 MB). Each distinct value's
+    JSON is computed once."""
+    pieces: list[str] = []
+    length = 0
+    texts: dict[str, str] = {}
+
+    def add(piece: str) -> None:
+        nonlocal length
+        length += len(piece)
+        if max_chars is not None and length > max_chars:
+            raise RenderTooLongError(length)
+        pieces.append(piece)
+
+    position = 0
+    for match in PLACEHOLDER.finditer(template):
+        add(template[position : match.start()])
+        position = match.end()
+        reference = match.group(1)
+        text = texts.get(reference)
+        if text is None:
+            parsed = REFERENCE.match(reference)
+            assert parsed is not None, "templates are checked when the pipeline is stored"
+            head = parsed.group(1)
+            if head == "input":
+                value = pipeline_input
+            elif head == "prev.output":
+                value = previous
+            else:
+                value = outputs.get(str(parsed.group(2)))
+            path = tuple(part for part in parsed.group(3).split(".") if part)
+            text = texts[reference] = json.dumps(_lookup(value, path), ensure_ascii=False)
+        add(text)
+    add(template[position:])
+    return "".join(pieces)
 
 
 def parse_output(text: str | None) -> tuple[bool, Any]:

@@ -370,11 +370,16 @@ class PipelineRunner:
             refusal = _schema_error(step.input_schema, previous)
             if refusal is not None:
                 raise StepFailedError("INPUT_INVALID", f"its input does not fit its inputSchema: {refusal}")
-            message = contract.render(step.input, pipeline_input, previous, outputs)
-            if len(message) > self.max_message_chars:
-                raise StepFailedError(
-                    "INPUT_TOO_LONG", f"its input is {len(message)} characters, over {self.max_message_chars}"
+            try:
+                message = contract.render(
+                    step.input, pipeline_input, previous, outputs, max_chars=self.max_message_chars
                 )
+            except contract.RenderTooLongError as error:
+                # Refused while expanding, not after: the rest of the template is never built.
+                raise StepFailedError(
+                    "INPUT_TOO_LONG",
+                    f"its input is over {self.max_message_chars} characters (refused at {error.length})",
+                ) from None
             entry.update(status=RUNNING)
             try:
                 started = await self.runtime.invoke(

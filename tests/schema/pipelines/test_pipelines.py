@@ -322,6 +322,20 @@ class TestRuns:
         payload = await invoke(world.gql, pipeline["id"], {"email": "长" * 100_000})
         assert [error["code"] for error in payload["userErrors"]] == ["TOO_LONG"]
 
+    async def test_a_template_that_expands_past_the_prompt_bound_fails_its_step_input_too_long(
+        self, world: World
+    ) -> None:
+        # 300 copies of a 36,000-character input: ~11 MB built in memory before the length check.
+        steps = [{"name": "answer", "agentId": world.draft, "input": "{{ input.text }} " * 300, "final": True}]
+        pipeline = await created(world.gql, world.space_id, steps)
+
+        run = await ran(world.gql, pipeline["id"], {"text": "长" * 36_000})
+
+        assert run["status"] == "FAILED", run
+        assert (run["error"]["code"], run["error"]["step"]) == ("INPUT_TOO_LONG", "answer")
+        assert run["steps"][0]["run"] is None
+        assert world.draft_model.requests == []
+
     async def test_a_step_that_says_it_has_the_final_answer_ends_the_pipeline(self, world: World) -> None:
         pipeline = await created(world.gql, world.space_id, two_steps(world))
         world.extract_model.push(final('{"order": "A-7", "final_answer": "Nothing to draft: A-7 was cancelled."}'))
