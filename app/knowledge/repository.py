@@ -339,26 +339,39 @@ async def _lexical_postgres(
     found = await _scored_candidates(
         session, score, parameters, [_tsquery(tokens, " & "), _tsquery(selective, " | ")], vector_column
     )
-    if len(found) < limit and len(selective) < len(tokens):
+    if len(found) < limit:
         # The statistics only know the common words: a rare one may be in no chunk at all (a
-        # name, a typo). Then the chunks holding any word, still at most the pool of them.
-        seen = {chunk_id for chunk_id, _ in found}
-        more = await _scored_candidates(session, score, parameters, [_tsquery(tokens, " | ")], vector_column)
-        found = sorted(found + [row for row in more if row[0] not in seen], key=lambda row: (-row[1], row[0]))
+        # name, a typo); or the capped sets overlapped. Then the chunks holding any word, still
+        # at most the pool of them, spent on chunks not found yet.
+        seen = [chunk_id for chunk_id, _ in found]
+        more = await _scored_candidates(
+            session, score, parameters, [_tsquery(tokens, " | ")], vector_column, exclude=seen
+        )
+        found = sorted(found + more, key=lambda row: (-row[1], row[0]))
     return found[:limit]
 
 
 async def _scored_candidates(
-    session: AsyncSession, score: str, parameters: dict[str, Any], matches: list[str], vector_column: str
+    session: AsyncSession,
+    score: str,
+    parameters: dict[str, Any],
+    matches: list[str],
+    vector_column: str,
+    exclude: Sequence[int] = (),
 ) -> list[tuple[int, float]]:
-    """The chunks matching any of ``matches`` (tsqueries; each capped at the pool), scored."""
+    """The chunks matching any of ``matches`` (tsqueries; each capped at the pool), scored;
+    none of ``exclude`` (chunk ids), which take no place in the pool."""
     selects = []
     bound = dict(parameters)
+    excluded = ""
+    if exclude:
+        bound["exclude"] = list(exclude)
+        excluded = " AND NOT (c.id = ANY(:exclude))"
     for number, query in enumerate(dict.fromkeys(matches)):
         bound[f"match{number}"] = query
         selects.append(
             f"(SELECT c.id, {score} AS score FROM chunk AS c WHERE c.knowledge_base_id = :kb_id "
-            f"AND c.{vector_column} @@ to_tsquery('simple', :match{number}) LIMIT :pool)"
+            f"AND c.{vector_column} @@ to_tsquery('simple', :match{number}){excluded} LIMIT :pool)"
         )
     statement = text(f"SELECT id, score FROM ({' UNION '.join(selects)}) AS m ORDER BY score DESC, id LIMIT :limit")
     rows = (await session.execute(statement, bound)).all()

@@ -18,7 +18,6 @@ import pytest
 
 from app.crypto import SecretBox
 from app.egress import EgressPolicy
-from app.gateway.envelope import ToolFailure
 from app.gateway.executors.base import Invocation
 from app.gateway.executors.http import HttpExecutor
 from app.gateway.executors.plain_http import (
@@ -310,10 +309,13 @@ class TestWhatGoesHttpxWay:
         invocation = plain_invocation(server.port, idempotency_key="key\r\nInjected: yes")
         async with httpx.AsyncClient() as client:
             executor = HttpExecutor(client, SecretBox(TEST_SECRET_KEY.encode()), POLICY)
-            with pytest.raises(ToolFailure) as raised:
-                await executor.execute(invocation)
-        assert raised.value.error.code == "EXTERNAL_API_ERROR"
-        assert not any(b"Injected" in request for request in server.requests)
+            # A key a header cannot carry goes out percent-encoded (CR LF as %0D%0A): one header line.
+            assert await executor.execute(invocation) == {}
+            await executor.aclose()
+        (request,) = server.requests
+        head = request.split(b"\r\n\r\n", 1)[0].lower().split(b"\r\n")
+        assert b"idempotency-key: key%0d%0ainjected:%20yes" in head
+        assert not any(line.startswith(b"injected") for line in head)
 
 
 async def test_the_executor_decodes_what_the_plain_client_read(scripted: Servers) -> None:

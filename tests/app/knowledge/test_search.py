@@ -51,6 +51,31 @@ class TestLexical:
 
         assert found[0] == "Target" and len(found) == 3
 
+    async def test_the_fallback_pool_goes_to_chunks_not_found_yet(
+        self, session_factory: SessionFactory, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # PostgreSQL: fewer than `limit` chunks found by the AND and rare-word passes, the chunks
+        # holding any word fill up the rest; their pool (3 here) must not be spent on chunks
+        # already found (the three holding every word, stored first), or only those come back.
+        monkeypatch.setattr(repository, "POSTGRES_RANK_POOL", 3)
+        common = repository.TermStats(rows=1000.0, frequency={"invoice": 0.5}, rare=0.0001)
+
+        async def stats(*_: Any) -> repository.TermStats:
+            return common
+
+        monkeypatch.setattr(repository, "postgres_term_stats", stats)
+        space = await make_space(session_factory, "alpha")
+        kb = await make_kb(session_factory, space.id)
+        for number in range(3):
+            await add_document(session_factory, kb.id, f"Full {number}", f"Approve invoice {number} before the audit.")
+        for number in range(4):
+            await add_document(session_factory, kb.id, f"Noise {number}", f"The invoice number {number} was printed.")
+
+        found = await titles(KnowledgeSearch(session_factory), [kb.id], "invoice audit approve", 5)
+
+        assert sorted(found[:3]) == ["Full 0", "Full 1", "Full 2"]
+        assert len(found) == 5 and all(title.startswith("Noise") for title in found[3:])
+
     async def test_best_match_first_with_citation_data(self, session_factory: SessionFactory) -> None:
         space = await make_space(session_factory, "alpha")
         kb = await make_kb(session_factory, space.id)
