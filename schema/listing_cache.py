@@ -214,8 +214,11 @@ class ListingCache:
         self.hits = 0
         self.misses = 0
         self._documents: dict[tuple[str, str | None], bool] = {}
-        # key → (expires at, size in bytes, data); all of one generation (self._generation)
-        self._entries: OrderedDict[tuple[Any, ...], tuple[float, int, EncodedData]] = OrderedDict()
+        # key → (expires at, the answer's JSON); all of one generation (self._generation). Only
+        # the bytes are kept, so max_bytes bounds what the cache holds: the answer's dicts and
+        # strings took about five times its JSON, uncounted (10,000 tools listed in full: +54 MiB
+        # resident under a 32 MB bound). A hit decodes them again (orjson, well under 1 ms a page).
+        self._entries: OrderedDict[tuple[Any, ...], tuple[float, bytes]] = OrderedDict()
         self._generation = feed.generation
         self._bytes = 0
 
@@ -261,7 +264,8 @@ class ListingCache:
             return None
         self._entries.move_to_end(key)
         self.hits += 1
-        return entry[2]
+        encoded = entry[1]
+        return EncodedData(jsoncodec.loads(encoded), encoded)
 
     def put(self, key: tuple[Any, ...], data: dict[str, Any], generation: int) -> EncodedData | None:
         """Keeps ``data``, read at ``generation`` (read before the data was); the kept answer, or
@@ -278,14 +282,13 @@ class ListingCache:
             return None
         old = self._entries.pop(key, None)
         if old is not None:
-            self._bytes -= old[1]
+            self._bytes -= len(old[1])
         while self._entries and self._bytes + size > self.max_bytes:
-            _, (_, dropped, _) = self._entries.popitem(last=False)
-            self._bytes -= dropped
-        kept = EncodedData(data, encoded)
-        self._entries[key] = (time.monotonic() + self.ttl_s, size, kept)
+            _, (_, dropped) = self._entries.popitem(last=False)
+            self._bytes -= len(dropped)
+        self._entries[key] = (time.monotonic() + self.ttl_s, encoded)
         self._bytes += size
-        return kept
+        return EncodedData(data, encoded)
 
     def _drop_if_changed(self) -> None:
         if self.feed.generation != self._generation:

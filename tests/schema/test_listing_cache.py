@@ -87,7 +87,22 @@ def test_a_kept_answer_reads_as_its_data() -> None:
     kept = cache.put(key, {"tools": {"totalCount": 3}}, feed.generation)
     assert isinstance(kept, EncodedData) and kept == {"tools": {"totalCount": 3}}
     assert kept.encoded == jsoncodec.dumps_bytes({"tools": {"totalCount": 3}})
-    assert cache.get(key) is kept
+    hit = cache.get(key)
+    assert type(hit) is EncodedData and hit == kept and hit.encoded is kept.encoded
+
+
+def test_the_cache_keeps_the_encoding_not_the_answers_objects() -> None:
+    """Only the JSON is kept (what max_bytes counts): a hit is decoded afresh, so the executed
+    answer's dicts and strings are not held, nor changed by what a caller does with a hit."""
+    cache, feed = _cache()
+    key = _key(cache, ADMIN)
+    data = {"tools": {"totalCount": 3, "big": 2**70, "name": "订单"}}
+    kept = cache.put(key, data, feed.generation)
+    assert kept is not None
+    data["tools"]["totalCount"] = 4
+    first = cache.get(key)
+    assert first == {"tools": {"totalCount": 3, "big": 2**70, "name": "订单"}}
+    assert first is not None and first is not cache.get(key)
 
 
 async def test_a_change_through_the_api_is_seen_by_the_next_listing(gql: GraphQLClient) -> None:
