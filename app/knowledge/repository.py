@@ -386,21 +386,7 @@ async def lexical_candidates(
     SQLite ranks with FTS5's bm25 (negated: FTS5 returns lower-is-better); PostgreSQL with
     an idf-weighted ts_rank over bounded candidate sets (``_lexical_postgres``).
     """
-    if not tokens:
-        return []
-    dialect = _dialect(session)
-    if dialect == "sqlite":
-        statement = text(
-            f"SELECT c.id, bm25({FTS_TABLE}) AS score FROM {FTS_TABLE} "
-            f"JOIN chunk AS c ON c.id = {FTS_TABLE}.rowid "
-            f"WHERE {FTS_TABLE} MATCH :query AND c.knowledge_base_id = :kb_id "
-            "ORDER BY score LIMIT :limit"
-        )
-        rows = (await session.execute(statement, {"query": _fts5_query(tokens), "kb_id": kb_id, "limit": limit})).all()
-        return [(int(chunk_id), -float(score)) for chunk_id, score in rows]
-    if dialect == "postgresql":
-        return await _lexical_postgres(session, kb_id, tokens, limit)
-    raise NotImplementedError(f"no lexical index for {dialect}")
+    return await _ranked(session, kb_id, tokens, limit, FTS_TABLE, SEARCH_VECTOR_COLUMN)
 
 
 async def lead_candidates(
@@ -410,20 +396,29 @@ async def lead_candidates(
     matches any token, best first: one per document, scored as ``lexical_candidates`` scores
     passages (FTS5 bm25 over the leads / idf-weighted ts_rank over bounded candidate sets), and
     scoped to the knowledge base exactly as the passages are (``chunk.knowledge_base_id``)."""
+    return await _ranked(session, kb_id, tokens, limit, LEAD_FTS_TABLE, LEAD_VECTOR_COLUMN)
+
+
+async def _ranked(
+    session: AsyncSession, kb_id: str, tokens: Sequence[str], limit: int, fts_table: str, vector_column: str
+) -> list[tuple[int, float]]:
+    """(chunk id, score) of ``kb_id``'s entries in one lexical index matching any token, best
+    first: the FTS5 table ``fts_table`` on SQLite (bm25, negated: lower is better there), the
+    tsvector column ``vector_column`` on PostgreSQL (``_lexical_postgres``)."""
     if not tokens:
         return []
     dialect = _dialect(session)
     if dialect == "sqlite":
         statement = text(
-            f"SELECT c.id, bm25({LEAD_FTS_TABLE}) AS score FROM {LEAD_FTS_TABLE} "
-            f"JOIN chunk AS c ON c.id = {LEAD_FTS_TABLE}.rowid "
-            f"WHERE {LEAD_FTS_TABLE} MATCH :query AND c.knowledge_base_id = :kb_id "
+            f"SELECT c.id, bm25({fts_table}) AS score FROM {fts_table} "
+            f"JOIN chunk AS c ON c.id = {fts_table}.rowid "
+            f"WHERE {fts_table} MATCH :query AND c.knowledge_base_id = :kb_id "
             "ORDER BY score LIMIT :limit"
         )
         rows = (await session.execute(statement, {"query": _fts5_query(tokens), "kb_id": kb_id, "limit": limit})).all()
         return [(int(chunk_id), -float(score)) for chunk_id, score in rows]
     if dialect == "postgresql":
-        return await _lexical_postgres(session, kb_id, tokens, limit, LEAD_VECTOR_COLUMN)
+        return await _lexical_postgres(session, kb_id, tokens, limit, vector_column)
     raise NotImplementedError(f"no lexical index for {dialect}")
 
 
