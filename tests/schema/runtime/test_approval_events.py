@@ -116,6 +116,17 @@ def wait_for_waiting(client: TestClient, key: str, run_id: str) -> dict[str, Any
     raise AssertionError(f"run {run_id} never waited for approval")
 
 
+def wait_until_finished(client: TestClient, key: str, run_id: str) -> dict[str, Any]:
+    """The run once it has finished: a run still writing when its app closes (SQLite) holds the
+    database's write lock into the next test's clean-up ('database is locked')."""
+    for _ in range(400):
+        run: dict[str, Any] = post(client, key, RUN, {"id": run_id})["agentRun"]
+        if run["status"] in ("SUCCEEDED", "FAILED", "MAX_STEPS"):
+            return run
+        time.sleep(0.05)
+    raise AssertionError(f"run {run_id} never finished")
+
+
 def follow_across_replicas(settings: Settings, world: World, *, approve: bool) -> list[dict[str, Any]]:
     """A VIEWER subscribes on replica A; the run starts and the decision is taken on replica B."""
     with (
@@ -138,7 +149,9 @@ def follow_across_replicas(settings: Settings, world: World, *, approve: bool) -
                 replica_b, world.admin_key, REJECT, {"input": {"toolCallId": call_row["id"], "reason": "no"}}
             )["rejectToolCall"]
         assert decided["userErrors"] == [], decided
-        return [requested, next_event(ws), {"run": run, "call": call_row}]
+        event = next_event(ws)
+        wait_until_finished(replica_b, world.admin_key, run["id"])
+        return [requested, event, {"run": run, "call": call_row}]
 
 
 class TestApprovalRequests:
@@ -203,8 +216,10 @@ class TestApprovalRequests:
             ):
                 subscribe(ws, world.admin_key, world.space_id)
                 wait_for_subscribers(client, approvals_topic(world.space_id))
-                invoke_over_http(client, world.admin_key, world.agent_id, "What is 2 + 2?", run_async=True)
-                return [next_event(ws), next_event(ws)]
+                run = invoke_over_http(client, world.admin_key, world.agent_id, "What is 2 + 2?", run_async=True)
+                events = [next_event(ws), next_event(ws)]
+                wait_until_finished(client, world.admin_key, run["id"])
+                return events
 
         requested, expired = await asyncio.to_thread(follow)
 
