@@ -510,14 +510,7 @@ class RunDriver:
                 if rejected is not None and rejected.decision == REJECTED and rejected.settled_at is None:
                     # Refused by the decision itself (rejectToolCall writes the FAILED row with it):
                     # the run takes the decision up now.
-                    self._approval_stage(call, rejected)
-                    await self.runtime._event(
-                        self.run.id,
-                        "APPROVAL_DECIDED",
-                        tool_id=call.tool_id,
-                        tool_call_id=call.tool_call_id,
-                        call_id=call.tool_call_id,
-                    )
+                    await self._take_decision_up(call, rejected)
                     self._tool_stage(call, call.envelope, row.started_at, row.finished_at)
                     await self.runtime._event(
                         self.run.id,
@@ -557,15 +550,7 @@ class RunDriver:
                 if approval.decision is None:
                     waiting = True
                     continue
-            self._approval_stage(call, approval)
-            # Published by the run itself, so it comes before the events of the call it lets go.
-            await self.runtime._event(
-                self.run.id,
-                "APPROVAL_DECIDED",
-                tool_id=call.tool_id,
-                tool_call_id=call.tool_call_id,
-                call_id=call.tool_call_id,
-            )
+            await self._take_decision_up(call, approval)
             settled_approvals.append(call.tool_call_id)
             if approval.decision == APPROVED:
                 arguments = approval.arguments if approval.arguments is not None else call.arguments
@@ -734,6 +719,18 @@ class RunDriver:
                 },
                 step=self.steps,
             )
+        )
+
+    async def _take_decision_up(self, call: PlannedCall, approval: ToolCallApproval) -> None:
+        """The run takes a person's decision up: its APPROVAL trace stage and APPROVAL_DECIDED,
+        published by the run itself, so it comes before the events of the call it lets go."""
+        self._approval_stage(call, approval)
+        await self.runtime._event(
+            self.run.id,
+            "APPROVAL_DECIDED",
+            tool_id=call.tool_id,
+            tool_call_id=call.tool_call_id,
+            call_id=call.tool_call_id,
         )
 
     def _approval_stage(self, call: PlannedCall, approval: ToolCallApproval) -> None:
