@@ -166,20 +166,10 @@ class RequestLimits:
             ) from None
 
     async def _receive_body(self, receive: Receive) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                break
-            chunk: bytes = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                raise self._too_large()
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        return b"".join(chunks)
+        body = await receive_body(receive, self.max_bytes)
+        if body is None:
+            raise self._too_large()
+        return body
 
     def _too_large(self) -> BadBodyError:
         return BadBodyError(
@@ -278,3 +268,22 @@ async def _respond(send: Send, problem: BadBodyError) -> None:
         headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": problem.status, "headers": headers})
     await send({"type": "http.response.body", "body": payload})
+
+
+async def receive_body(receive: Receive, max_bytes: int) -> bytes | None:
+    """A request's whole body, read message by message; None as soon as it passes ``max_bytes``
+    (reading stops there)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk: bytes = message.get("body", b"")
+        size += len(chunk)
+        if size > max_bytes:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)

@@ -49,7 +49,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers
 from starlette.types import Message, Receive, Scope, Send
 
-from app.http_limits import replayed
+from app.http_limits import receive_body, replayed
 from app.mcp_server.catalog import Catalog, Target, TargetKind
 from app.mcp_server.notify import ChangeNotifier
 from app.mcp_server.server import SCOPE_PRINCIPAL, SCOPE_TARGET, QuiverMcpServer, too_many_streams
@@ -169,7 +169,7 @@ class McpEndpoint:
         if scope["method"] == "POST" and self.body_timeout_s > 0:
             try:
                 async with asyncio.timeout(self.body_timeout_s):
-                    body = await _whole_body(receive)
+                    body = await receive_body(receive, MAX_REQUEST_BYTES)
             except TimeoutError:
                 message = f"The request body did not arrive within {self.body_timeout_s:g} s."
                 await _error(408, message, data={"code": "REQUEST_TIMEOUT"})(send)
@@ -265,24 +265,6 @@ class McpEndpoint:
             await self.manager.handle_request(scope, receive, watch)
         if scope["method"] == "DELETE" or status.get("code") == 404:
             self.notifier.session_closed(session_id)
-
-
-async def _whole_body(receive: Receive) -> bytes | None:
-    """The request's body (None past ``MAX_REQUEST_BYTES``: reading stops there)."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            break
-        chunk: bytes = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_REQUEST_BYTES:
-            return None
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
 
 
 def _admitted(scope: Scope, headers: Headers) -> bool:
