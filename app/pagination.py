@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
@@ -36,25 +36,6 @@ async def fetch_page(
     if page.after is not None:
         statement = statement.where(key > page.after)
     rows: Sequence[Any] = (await session.scalars(statement.order_by(key).limit(page.first + 1))).all()
-    return Page(
-        items=list(rows[: page.first]),
-        has_next_page=len(rows) > page.first,
-        has_previous_page=page.after is not None,
-    )
-
-
-async def fetch_row_page(
-    session: AsyncSession,
-    statement: Select[Any],
-    key: ColumnElement[str],
-    page: PageRequest,
-) -> Page[Any]:
-    """:func:`fetch_page` for a statement of columns, executed as Core on the session's connection
-    (in its transaction): rows, not ORM objects."""
-    if page.after is not None:
-        statement = statement.where(key > page.after)
-    connection = await session.connection()
-    rows: Sequence[Any] = (await connection.execute(statement.order_by(key).limit(page.first + 1))).all()
     return Page(
         items=list(rows[: page.first]),
         has_next_page=len(rows) > page.first,

@@ -639,7 +639,7 @@ LISTING_NOTES = {
     LISTING_FAST: "the app as shipped: listing cache on (warm after the first listing), fast execution",
     LISTING_UNCACHED: "the same app code with QUIVER_LISTING_CACHE_MB=0: every page executed (a first listing)",
     LISTING_PLAIN: "listing cache off, strawberry's own execution context: every field through its resolver",
-    LISTING_SQL: "the SQL a page needs (page, count, bindings with spaces, servers), one session, no GraphQL",
+    LISTING_SQL: "the SQL a page needs (list_tool_page: page, count, bindings with spaces, servers), no GraphQL",
 }
 BUILTIN_TOOLS = 4
 
@@ -680,24 +680,34 @@ async def _list_everything(client: httpx.AsyncClient, headers: dict[str, str]) -
 
 
 async def _bare_sql_listing(session_factory: async_sessionmaker[AsyncSession]) -> int:
+    """Every tool, page by page, read as the GraphQL listing reads it (``list_tool_page``: the rows,
+    the count, the bindings with their spaces, the servers' bindings and the servers), no GraphQL."""
     from app.spaces import repository as spaces_repository
 
-    page_links = getattr(tools_repository, "page_links", None)  # absent in code before it (a baseline run)
+    list_tool_page = getattr(tools_repository, "list_tool_page", None)  # absent in code before it (a baseline run)
     listed = 0
     after = None
     while True:
+        request = PageRequest(first=PAGE_SIZE, after=after)
         async with session_factory() as session:
-            page = await tools_repository.list_tools(
-                session, None, PageRequest(first=PAGE_SIZE, after=after), include_inactive=True
-            )
-            await tools_repository.count_tools(session, None, include_inactive=True)
-            tool_ids = [row.tool_id for row in page.items]
-            server_ids = sorted({row.mcp_server_id for row in page.items if row.mcp_server_id})
-            if page_links is not None:
-                await page_links(
-                    session, tool_ids, server_ids, with_spaces=True, with_server_bindings=True, with_servers=True
-                )
+            if list_tool_page is not None:
+                page = (
+                    await list_tool_page(
+                        session,
+                        None,
+                        request,
+                        include_inactive=True,
+                        with_total=True,
+                        with_spaces=True,
+                        with_server_bindings=True,
+                        with_servers=True,
+                    )
+                ).rows
             else:
+                page = await tools_repository.list_tools(session, None, request, include_inactive=True)
+                await tools_repository.count_tools(session, None, include_inactive=True)
+                tool_ids = [row.tool_id for row in page.items]
+                server_ids = sorted({row.mcp_server_id for row in page.items if row.mcp_server_id})
                 bindings = await tools_repository.tool_bindings(session, tool_ids)
                 await tools_repository.server_bindings(session, server_ids)
                 await tools_repository.servers_by_ids(session, server_ids)

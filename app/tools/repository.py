@@ -33,7 +33,7 @@ from sqlalchemy.types import NullType
 
 from app import jsoncodec
 from app.db import JsonArrayContains
-from app.pagination import Page, PageRequest, count, fetch_page, fetch_row_page
+from app.pagination import Page, PageRequest, count, fetch_page
 from app.spaces.models import Space
 from app.spaces.repository import SPACE_COLUMNS, SpaceRecord
 from app.tools.models import McpServer, McpServerSpaceBinding, ToolDefinition, ToolSpaceBinding
@@ -161,39 +161,6 @@ TOOL_ROW_COLUMNS = tuple(_TOOL_TABLE[name] for name, value in vars(ToolRow).item
 ToolRecord = namedtuple("ToolRecord", [column.name for column in TOOL_ROW_COLUMNS])  # type: ignore[misc]
 # Its fields are the protocol's properties, which mypy cannot see in a tuple made from a list of names.
 _tool_record = cast(Callable[[Iterable[Any]], ToolRow], ToolRecord._make)
-
-
-async def list_tool_rows(
-    session: AsyncSession,
-    space_id: str | None,
-    page: PageRequest,
-    tool_filter: ToolFilter | None = None,
-    *,
-    include_inactive: bool = False,
-    with_total: bool = False,
-) -> tuple[Page[ToolRow], int | None]:
-    """:func:`list_tools` as rows of :data:`TOOL_ROW_COLUMNS`, executed as Core on the session's
-    connection: the same WHERE clause, order and page, without an ORM object (and its identity-map
-    entry and attribute instrumentation) per tool. With ``with_total``, also :func:`count_tools`
-    (else None), read by the same statement as an uncorrelated scalar subquery (evaluated once):
-    one round trip instead of two, and a second statement only for an empty page."""
-    visibility = tool_visible_somewhere(space_id, include_inactive=include_inactive)
-    statement = _filtered(select(*TOOL_ROW_COLUMNS).where(visibility), tool_filter)
-    if with_total:
-        total_count = select(func.count()).select_from(statement.subquery()).scalar_subquery()
-        statement = statement.add_columns(total_count.label("total_count"))
-    rows = await fetch_row_page(session, statement, _TOOL_TABLE.tool_id, page)
-    width = len(TOOL_ROW_COLUMNS)
-    records: Page[ToolRow] = Page(
-        items=[_tool_record(row[:width]) for row in rows.items],
-        has_next_page=rows.has_next_page,
-        has_previous_page=rows.has_previous_page,
-    )
-    if not with_total:
-        return records, None
-    if rows.items:
-        return records, int(rows.items[0].total_count)
-    return records, await count_tools(session, space_id, tool_filter, include_inactive=include_inactive)
 
 
 @dataclass
@@ -358,7 +325,8 @@ async def list_tool_page(
     with_server_bindings: bool = False,
     with_servers: bool = False,
 ) -> ToolPage:
-    """:func:`list_tool_rows` and :func:`page_links` in one statement: the page's rows, its total
+    """:func:`list_tools` as rows of :data:`TOOL_ROW_COLUMNS` in one statement, executed as Core on
+    the session's connection (no ORM object per tool): the page's rows, its total
     (``with_total``), and as correlated subqueries of the same statement each tool's bound space
     ids (``with_bindings``) or whole spaces (``with_spaces`` too) and its server's bound space ids
     (``with_server_bindings``); the servers themselves (``with_servers``), only on a page with MCP
@@ -697,47 +665,6 @@ async def server_bindings(session: AsyncSession, server_ids: Sequence[str]) -> d
     return await _space_ids_by_owner(
         session, McpServerSpaceBinding.server_id, McpServerSpaceBinding.space_id, server_ids
     )
-
-
-async def page_links(
-    session: AsyncSession,
-    tool_ids: Sequence[str],
-    server_ids: Sequence[str],
-    *,
-    with_spaces: bool,
-    with_server_bindings: bool,
-    with_servers: bool,
-) -> PageLinks:
-    """A page's bindings (with their spaces when asked: one join), its servers' bindings and its servers.
-
-    At most three statements in one session, instead of one session and one batch of futures
-    per kind (the per-request DataLoaders)."""
-    links = PageLinks(defaultdict(list), defaultdict(list), {}, {})
-    if tool_ids:
-        if with_spaces:
-            # Core rows on the session's connection: no ORM object per binding's space.
-            binding = ToolSpaceBinding.__table__.c
-            joined = (
-                select(binding.tool_id.label("bound_tool_id"), *SPACE_COLUMNS)
-                .join_from(ToolSpaceBinding.__table__, Space.__table__, Space.__table__.c.id == binding.space_id)
-                .where(binding.tool_id.in_(tool_ids))
-                .order_by(binding.tool_id, binding.space_id)
-            )
-            connection = await session.connection()
-            spaces = links.spaces
-            for bound_tool_id, *space in (await connection.execute(joined)).all():
-                # Plain tuples: a SQLAlchemy Row's attributes are looked up by key, ten times slower.
-                space_id = space[0]
-                links.tool_spaces[bound_tool_id].append(space_id)
-                if space_id not in spaces:
-                    spaces[space_id] = _space_record(space)
-        else:
-            links.tool_spaces = await tool_bindings(session, tool_ids)
-    if server_ids and with_server_bindings:
-        links.server_spaces = await server_bindings(session, server_ids)
-    if server_ids and with_servers:
-        links.servers = {server.id: server for server in await servers_by_ids(session, server_ids)}
-    return links
 
 
 #: A :class:`SpaceRecord` as a named tuple of :data:`SPACE_COLUMNS` (see :data:`ToolRecord`).
