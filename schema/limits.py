@@ -305,6 +305,10 @@ class TextLimits:
         return int(getattr(self, kind))
 
 
+#: Where an agent's user message is given: previewPrompt assembles exactly what invokeAgent would
+#: run for it, so both take the same messages (one bound, ``prompt``: QUIVER_MAX_PROMPT_CHARS).
+AGENT_MESSAGE_FIELDS = (("InvokeAgentInput", "message"), ("previewPrompt", "message"))
+
 #: (input type or root field, GraphQL field or argument name) → kind of text; "*" for any.
 TEXT_KINDS: dict[tuple[str, str], str] = {
     **{
@@ -331,10 +335,9 @@ TEXT_KINDS: dict[tuple[str, str], str] = {
     },
     **{("*", name): "description" for name in ("description", "boundary", "outputFormat")},
     **{("*", name): "query" for name in ("query", "search")},
-    ("previewPrompt", "message"): "query",
     ("skillRouting", "message"): "query",
     **{("*", name): "prompt" for name in ("prompt", "systemPrompt")},
-    ("InvokeAgentInput", "message"): "prompt",
+    **dict.fromkeys(AGENT_MESSAGE_FIELDS, "prompt"),
     ("AddDocumentInput", "text"): "document",
     ("ImportSkillInput", "text"): "document",
     ("ImportOpenApiInput", "spec"): "spec",

@@ -20,6 +20,7 @@ from tests.schema.runtime import (
     create_agent,
     create_skill,
     invoke,
+    invoke_payload,
     messages_of,
     runtime_app,
     set_status,
@@ -227,6 +228,59 @@ class TestPreviewPrompt:
         body = response.json()
         assert body["data"] is None
         assert body["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+
+
+class TestTheMessageBound:
+    """previewPrompt takes every message invokeAgent takes (QUIVER_MAX_PROMPT_CHARS, one bound for
+    both) and refuses a longer one, as invokeAgent does, before any work."""
+
+    @staticmethod
+    async def assert_one_bound(gql: GraphQLClient, agent_id: str, model: ScriptedModel, limit: int) -> None:
+        longest = "Where is my parcel? " * (limit // 20) + "x" * (limit % 20)
+        assert len(longest) == limit
+
+        result = await preview(gql, agent_id, longest)
+        model.push(final("On its way."))
+        run = await invoke(gql, agent_id, longest)
+
+        assert result["systemPrompt"]
+        assert run["status"] == "SUCCEEDED"
+        assert messages_of(model.requests[-1])[-1] == {"role": "user", "content": longest}
+
+        sent = len(model.requests)
+        too_long = longest + "x"
+        # An unknown agent: the length is refused before the agent is even looked up.
+        for agent in (agent_id, "ag_nothing_here"):
+            response = await gql.raw(PREVIEW_PROMPT, {"agentId": agent, "message": too_long})
+            body = response.json()
+            assert body["data"] is None
+            [error] = body["errors"]
+            assert error["extensions"] == {"code": "TOO_LONG"}
+            assert f"at most {limit} " in error["message"]
+            payload = await invoke_payload(gql, agent, too_long)
+            assert payload["run"] is None
+            assert [(error["field"], error["code"]) for error in payload["userErrors"]] == [
+                (["input", "message"], "TOO_LONG")
+            ]
+        assert len(model.requests) == sent  # nothing was sent to the model for them
+
+    async def test_the_default_bound_is_the_prompt_bound_not_the_query_bound(
+        self, world: World, settings: Settings
+    ) -> None:
+        """32,000 characters by default: previewPrompt refused anything over 4,000 before."""
+        assert settings.max_prompt_chars == 32_000 > settings.max_query_chars
+        agent = await full_agent(world)
+
+        await self.assert_one_bound(world.gql, agent["id"], world.model, 32_000)
+
+    async def test_the_bound_follows_the_setting(
+        self, world: World, settings: Settings, openai_server: OpenAIServer, admin_key: str
+    ) -> None:
+        async with runtime_app(settings, openai_server, max_prompt_chars=300) as app:
+            gql = app.client(admin_key)
+            agent = await full_agent(world, gql)
+
+            await self.assert_one_bound(gql, agent["id"], world.model, 300)
 
 
 class TestPromptBudget:
