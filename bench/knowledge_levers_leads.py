@@ -313,6 +313,25 @@ def run(arguments: argparse.Namespace) -> None:
 
         return variant
 
+    chunk_at = {place: chunk_id for chunk_id, place in lab.chunks.items()}
+
+    def lexical_neighbours(share: float) -> Variant:
+        """Each matching passage's bm25 plus ``share`` x its better neighbour's (the passage before
+        or after it in its document), over every match (queries not mostly CJK)."""
+
+        def variant(lab: Lab, number: int) -> list[str]:
+            if not spaced(number):
+                return ranking(lab, number)
+            matches = dict(lab.search_fts([(w, 1) for w in words(number)], limit=len(lab.chunks)))
+            scored = []
+            for chunk_id, score in matches.items():
+                document, position = lab.chunks[chunk_id]
+                around = [matches.get(chunk_at.get((document, position + step), -1), 0.0) for step in (-1, 1)]
+                scored.append((chunk_id, score + share * max(around)))
+            return ranking(lab, number, lexical=sorted(scored, key=lambda item: (-item[1], item[0]))[:DEPTH])
+
+        return variant
+
     lead_vectors = lab.embed([lead_text(*lab.firsts[d])[:350] for d in documents])
     title_vectors = lab.embed([lab.firsts[d][0] for d in documents])
 
@@ -383,6 +402,8 @@ def run(arguments: argparse.Namespace) -> None:
         "passage cosine + 0.1 x best neighbour's": neighbours(0.1, "max"),
         "passage cosine + 0.25 x best neighbour's": neighbours(0.25, "max"),
         "passage cosine + 0.25 x neighbours' mean": neighbours(0.25, "mean"),
+        "passage bm25 + 0.25 x better neighbour's": lexical_neighbours(0.25),
+        "passage bm25 + 0.5 x better neighbour's": lexical_neighbours(0.5),
         "lead list's documents re-ranked by cosine, weight 0.5": gated("lead", 0.5),
         "lexical list's documents re-ranked by cosine, weight 0.5": gated("lexical", 0.5),
         "vector weight x (1 - share of words no chunk holds)": by_unknown_words(1.0),
