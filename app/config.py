@@ -18,6 +18,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="QUIVER_", extra="ignore", env_ignore_empty=True)
 
     database_url: str = "sqlite+aiosqlite:///./quiver.db"
+    # PostgreSQL: longest a statement or a connect may take in the server before the request
+    # is answered DATABASE_UNAVAILABLE (0: no bound; a hung database held mutations for ever).
+    database_timeout_s: float = Field(default=60.0, ge=0)
     admin_token: str | None = None
     secret_key: str | None = None
     redis_url: str | None = None

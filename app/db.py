@@ -9,6 +9,8 @@ from typing import Any
 
 from sqlalchemy import JSON, Boolean, DateTime, MetaData, event, literal, text
 from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import ExceptionContext
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import DeclarativeBase
@@ -58,19 +60,40 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
-def create_engine(database_url: str) -> AsyncEngine:
+class DatabaseUnavailableError(SQLAlchemyError):
+    """The database did not answer: the connection was refused, broken or reset, or a
+    statement (or connect) outlasted ``QUIVER_DATABASE_TIMEOUT_S``. Clients are told to try
+    again (``DATABASE_UNAVAILABLE``) rather than shown an internal error."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the database did not answer ({reason})")
+        self.reason = reason
+
+
+def create_engine(database_url: str, *, timeout_s: float | None = None) -> AsyncEngine:
+    """``timeout_s``: longest a PostgreSQL statement or connect may take (``QUIVER_DATABASE_TIMEOUT_S``
+    for the server; None, the CLI's default: no bound). Without it a hung server or a black-holed
+    link held a request (a mutation has no other deadline) until the database came back."""
     is_postgresql = database_url.startswith("postgresql")
+    connect_args: dict[str, Any] = {}
+    if is_postgresql:
+        # JIT compilation costs tens of ms on the catalog's short OLTP queries (counts especially).
+        connect_args["server_settings"] = {"jit": "off"}
+        if timeout_s:
+            connect_args["command_timeout"] = timeout_s
+            connect_args["timeout"] = timeout_s
     engine = create_async_engine(
         database_url,
         # A pre-ping costs a round trip per checkout (the gateway checks out twice per call);
         # recycling connections guards against server-side idle timeouts instead.
         pool_recycle=1800 if is_postgresql else -1,
-        # JIT compilation costs tens of ms on the catalog's short OLTP queries (counts especially).
-        connect_args={"server_settings": {"jit": "off"}} if is_postgresql else {},
+        connect_args=connect_args,
         # Every JSON column (schemas, arguments, results) through orjson: a tenth of a listing's time was json.loads.
         json_serializer=jsoncodec.dumps,
         json_deserializer=jsoncodec.loads,
     )
+    event.listen(engine.sync_engine, "handle_error", _unavailable_database)
+    event.listen(engine.sync_engine, "do_connect", _connect)
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine.sync_engine, "connect")
@@ -86,6 +109,44 @@ def create_engine(database_url: str) -> AsyncEngine:
             dbapi_connection.create_function("lower", 1, _unicode_lower, deterministic=True)
 
     return engine
+
+
+#: What a connection that broke, or did not answer in time, raises through the driver.
+_CONNECTION_FAILURES = (OSError, TimeoutError)
+
+
+def _unavailable_database(context: ExceptionContext) -> BaseException | None:
+    """A statement or connect that failed because the database is away (not because of the
+    statement) raises :class:`DatabaseUnavailableError`; a timed-out connection is dropped
+    (its statement may still run), as a broken one already is."""
+    original = context.original_exception
+    if isinstance(original, _CONNECTION_FAILURES) or context.is_disconnect:
+        context.is_disconnect = True
+        reason = type(original).__name__
+        return DatabaseUnavailableError(reason).with_traceback(None)
+    return None
+
+
+def _connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+    """The dialect's own connect, with a refused, reset or timed-out connect raised as
+    :class:`DatabaseUnavailableError` (the driver raises those raw, and connect failures that
+    are not the driver's own errors never reach ``handle_error``)."""
+    try:
+        return dialect.loaded_dbapi.connect(*cargs, **cparams)
+    except _CONNECTION_FAILURES as error:
+        raise DatabaseUnavailableError(type(error).__name__) from error
+
+
+def is_database_unavailable(error: BaseException) -> bool:
+    """``error`` (or what it was raised from) says the database is away."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, DatabaseUnavailableError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _unicode_lower(value: Any) -> Any:

@@ -43,7 +43,7 @@ from app.config import Settings
 from app.console.routes import ConsoleFiles, graphiql_response
 from app.console.routes import install as install_console
 from app.crypto import SecretBox, load_secret_box
-from app.db import create_engine, create_session_factory, utcnow
+from app.db import DatabaseUnavailableError, create_engine, create_session_factory, is_database_unavailable, utcnow
 from app.egress import EgressPolicy, egress_checked_transport
 from app.events.bus import EventBus, InProcessEventBus
 from app.events.redis_bus import RedisEventBus
@@ -220,6 +220,28 @@ def _busy(message: str) -> JSONResponse:
     )
 
 
+DATABASE_UNAVAILABLE = "DATABASE_UNAVAILABLE"
+
+
+def _database_unavailable(error: BaseException) -> JSONResponse:
+    """A request the database did not answer for before its operation ran (its key's look-up,
+    say): 503 with a GraphQL error the client may retry on, and one log line, not a stack."""
+    logger.warning("answered %s: %s", DATABASE_UNAVAILABLE, error)
+    return JSONResponse(
+        {
+            "data": None,
+            "errors": [
+                {
+                    "message": "The database is not answering; try again shortly.",
+                    "extensions": {"code": DATABASE_UNAVAILABLE},
+                }
+            ],
+        },
+        status_code=503,
+        headers={"Retry-After": "1"},
+    )
+
+
 def _unauthenticated(message: str) -> JSONResponse:
     return JSONResponse(
         {"data": None, "errors": [{"message": message, "extensions": {"code": "UNAUTHENTICATED"}}]},
@@ -266,7 +288,11 @@ class AuthMiddleware:
             response = _unauthenticated("Missing API key: send `Authorization: Bearer <key>`.")
             await response(scope, receive, send)
             return
-        principal = await self.keys.principal(token)
+        try:
+            principal = await self.keys.principal(token)
+        except DatabaseUnavailableError as error:
+            await _database_unavailable(error)(scope, receive, send)
+            return
         if principal is None:
             await _unauthenticated("Invalid, expired or revoked API key.")(scope, receive, send)
             return
@@ -399,7 +425,10 @@ async def _answering_500(app: ASGIApp, scope: Scope, receive: Receive, send: Sen
 
     try:
         await app(scope, receive, tracking)
-    except Exception:
+    except Exception as error:
+        if not started and is_database_unavailable(error):
+            await _database_unavailable(error)(scope, receive, send)
+            return
         if not started:
             await JSONResponse(
                 {"data": None, "errors": [{"message": "Internal server error.", "extensions": {"code": "INTERNAL"}}]},
@@ -442,7 +471,13 @@ class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
         token = bearer_token(raw) if isinstance(raw, str) else None
         if token is None and isinstance(params.get("apiKey"), str):
             token = str(params["apiKey"])
-        principal = await self.keys.principal(token) if token else None
+        try:
+            principal = await self.keys.principal(token) if token else None
+        except DatabaseUnavailableError as error:
+            logger.warning("WebSocket refused, %s: %s", DATABASE_UNAVAILABLE, error)
+            raise ConnectionRejectionError(
+                {"message": "The database is not answering; try again shortly.", "code": DATABASE_UNAVAILABLE}
+            ) from None
         if principal is None:
             raise ConnectionRejectionError({"message": "Invalid or missing API key."})
         take_socket(self.socket_cap, context, principal.tenant)
@@ -495,7 +530,7 @@ def create_worker_app() -> FastAPI:
 def build_services(settings: Settings) -> Services:
     # The catalog caches below (gateway, MCP configs, API keys) hear of every commit.
     watch_catalog_commits()
-    engine = create_engine(settings.database_url)
+    engine = create_engine(settings.database_url, timeout_s=settings.database_timeout_s or None)
     session_factory = create_session_factory(engine)
     secret_box = load_secret_box(settings)
     # One shared client for every CUSTOM call; per-call timeouts come from the gateway.
@@ -800,8 +835,13 @@ async def health_response(services: Services) -> JSONResponse:
             await session.execute(text("SELECT 1"))
         checks["database"] = {"status": "ok"}
     except Exception as error:
-        logger.warning("healthz: the database does not answer", exc_info=True)
-        checks["database"] = {"status": "unreachable", "reason": type(error).__name__}
+        # An outage says why in one line; anything else keeps its stack.
+        logger.warning(
+            "healthz: the database does not answer: %s",
+            error or type(error).__name__,
+            exc_info=not (is_database_unavailable(error) or isinstance(error, TimeoutError)),
+        )
+        checks["database"] = {"status": "unreachable", "reason": getattr(error, "reason", type(error).__name__)}
     if services.redis is not None:
         await services.redis.probe()
         checks["redis" if services.settings.redis_url else "eventBroker"] = services.redis.status()

@@ -9,9 +9,13 @@ import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import MaskErrors
 
+from app.db import is_database_unavailable
 from app.errors import DomainError
 
 logger = logging.getLogger("quiver.graphql")
+
+DATABASE_UNAVAILABLE = "DATABASE_UNAVAILABLE"
+DATABASE_UNAVAILABLE_MESSAGE = "The database is not answering; try again shortly."
 
 
 @strawberry.type(
@@ -62,6 +66,23 @@ class MaskUnexpectedErrors(MaskErrors):
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         trace_id = secrets.token_hex(8)
         original = error.original_error
+        if original is not None and is_database_unavailable(original):
+            # An outage, not a fault of this code: one line, and the client may retry.
+            logger.warning(
+                "the database did not answer (trace %s) at %s: %s",
+                trace_id,
+                ".".join(str(part) for part in error.path or []),
+                original,
+                extra={"trace_id": trace_id},
+            )
+            return GraphQLError(
+                message=DATABASE_UNAVAILABLE_MESSAGE,
+                nodes=error.nodes,
+                source=error.source,
+                positions=error.positions,
+                path=error.path,
+                extensions={"code": DATABASE_UNAVAILABLE, "traceId": trace_id},
+            )
         logger.error(
             "unexpected error in GraphQL resolver (trace %s) at %s",
             trace_id,

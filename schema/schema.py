@@ -21,6 +21,7 @@ from strawberry.types import ExecutionContext, ExecutionResult
 from strawberry.types.graphql import OperationType
 
 from app.config import Settings
+from app.db import is_database_unavailable
 from schema.agents.schema import AgentsMutation, AgentsQuery
 from schema.catalog import CatalogMutation, CatalogQuery
 from schema.errors import ClientError, MaskUnexpectedErrors
@@ -143,7 +144,7 @@ class QuiverSchema(strawberry.Schema):
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
         # Client faults (a bad cursor or argument, a document that does not parse or validate,
         # a refused cost) are answers, not server problems: logged at INFO, not ERROR.
-        unexpected = [error for error in errors if _is_server_fault(error)]
+        unexpected = [error for error in errors if _is_server_fault(error) and not _is_outage(error)]
         for error in errors:
             if not _is_server_fault(error):
                 logger.info("client error: %s", error.message, extra={"code": (error.extensions or {}).get("code")})
@@ -196,6 +197,11 @@ def _is_server_fault(error: GraphQLError) -> bool:
         # Raised by parsing, validation or the limits: about the document, not the server.
         return False
     return not isinstance(original, ClientError | GraphQLError)
+
+
+def _is_outage(error: GraphQLError) -> bool:
+    """The database was away: an outage the masking extension logs in one line, not a fault to trace."""
+    return error.original_error is not None and is_database_unavailable(error.original_error)
 
 
 def _is_mutation(query: str | None) -> bool:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -49,12 +50,15 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers
 from starlette.types import Message, Receive, Scope, Send
 
+from app.db import DatabaseUnavailableError
 from app.http_limits import receive_body, replayed
 from app.mcp_server.catalog import Catalog, Target, TargetKind
 from app.mcp_server.notify import ChangeNotifier
 from app.mcp_server.server import SCOPE_PRINCIPAL, SCOPE_TARGET, QuiverMcpServer, too_many_streams
 from app.principal import Principal
 from app.scheduling import LOOP_SHARE, TENANT, Admission, TenantBusyError, TenantCap
+
+logger = logging.getLogger(__name__)
 
 PATH = re.compile(r"^/mcp/(spaces|agents)/([A-Za-z0-9_-]{1,64})/?$")
 KINDS: dict[str, TargetKind] = {"spaces": "space", "agents": "agent"}
@@ -155,12 +159,19 @@ class McpEndpoint:
         if token is None:
             await _unauthenticated("Missing API key: send `Authorization: Bearer <key>`.")(send)
             return
-        principal = await self.authenticate(token)
+        try:
+            principal = await self.authenticate(token)
+            target = Target(KINDS[match.group(1)], match.group(2))
+            is_reachable = principal is not None and await self.catalog.reachable(principal, target)
+        except DatabaseUnavailableError as error:
+            logger.warning("MCP request answered DATABASE_UNAVAILABLE: %s", error)
+            message = "The database is not answering; try again shortly."
+            await _error(503, message, {"Retry-After": "1"}, data={"code": "DATABASE_UNAVAILABLE"})(send)
+            return
         if principal is None:
             await _unauthenticated("Invalid or revoked API key.")(send)
             return
-        target = Target(KINDS[match.group(1)], match.group(2))
-        if not await self.catalog.reachable(principal, target):
+        if not is_reachable:
             await _error(404, f"No {target.kind} {target.id!r} here.")(send)
             return
         if not self._running:

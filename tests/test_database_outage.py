@@ -1,0 +1,136 @@
+"""PostgreSQL going away under a running `quiver serve`, staged with a TCP proxy between them:
+cut (every connection reset, new ones refused) and paused (connections open, no byte passes:
+a hung server or a black-holed link), then restored.
+
+While it is away, requests are answered — not held — with a GraphQL error of the stable code
+DATABASE_UNAVAILABLE (not INTERNAL_ERROR, never a stack trace) and /healthz says 503 "down";
+once it is back the same replica serves again without a restart, and a mutation retried
+after the outage takes effect once.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from cryptography.fernet import Fernet
+from sqlalchemy.engine import make_url
+
+from tests.databases import postgres_database
+from tests.support.processes import REPOSITORY_ROOT, free_port, stop
+from tests.support.tcp_proxy import TcpProxy, tcp_proxy
+from tests.test_replicas import ADMIN_TOKEN, _serve, _wait_healthy
+
+SPACES = "query { spaces(first: 100) { edges { node { name } } } }"
+CREATE_SPACE = """mutation Create($name: String!) { createSpace(input: {name: $name, label: "Outage"}) {
+  space { id } userErrors { code message } } }"""
+CALL = """mutation Call($space: ID!) { invokeTool(input: {spaceId: $space, toolId: "bt_calculator",
+  arguments: {expression: "6 * 7"}}) { status data error { code message } } }"""
+#: Far above QUIVER_DATABASE_TIMEOUT_S below: a request still unanswered then is held by the outage.
+CLIENT_TIMEOUT_S = 60.0
+
+
+@contextmanager
+def _replica_behind_proxy(tmp_path: Path, **settings: str) -> Iterator[tuple[int, TcpProxy]]:
+    with postgres_database() as url:
+        database = make_url(url)
+        with tcp_proxy(database.port or 5432, database.host or "127.0.0.1") as proxy:
+            port = free_port()
+            env = {
+                **os.environ,
+                "PYTHONPATH": str(REPOSITORY_ROOT),
+                "QUIVER_DATABASE_URL": database.set(port=proxy.port).render_as_string(hide_password=False),
+                "QUIVER_SECRET_KEY": Fernet.generate_key().decode(),
+                "QUIVER_ADMIN_TOKEN": ADMIN_TOKEN,
+                **settings,
+            }
+            log = tmp_path / f"replica-{port}.log"
+            process: subprocess.Popen[bytes] | None = None
+            try:
+                process = _serve(port, env, log)
+                _wait_healthy(port, process, log)
+                yield port, proxy
+            finally:
+                proxy.restore()
+                stop(process)
+            assert "Traceback" not in log.read_text(errors="replace"), log.read_text(errors="replace")[-4000:]
+
+
+def _post(port: int, query: str, variables: dict[str, Any] | None = None) -> httpx.Response:
+    return httpx.post(
+        f"http://127.0.0.1:{port}/graphql",
+        json={"query": query, "variables": variables or {}},
+        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+        timeout=CLIENT_TIMEOUT_S,
+        trust_env=False,
+    )
+
+
+def _data(port: int, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+    response = _post(port, query, variables)
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    assert "errors" not in body, body
+    return body["data"]  # type: ignore[no-any-return]
+
+
+def _unavailable(response: httpx.Response) -> None:
+    """The answer of a request made while the database is away: a GraphQL error in a 200 when
+    its operation ran, a 503 to retry after when it could not start (its key's look-up)."""
+    assert response.status_code in (200, 503), response.text
+    if response.status_code == 503:
+        assert response.headers["Retry-After"] == "1"
+    assert "Traceback" not in response.text
+    body = response.json()
+    codes = [error.get("extensions", {}).get("code") for error in body.get("errors", [])]
+    assert codes == ["DATABASE_UNAVAILABLE"], body
+    assert "try again" in body["errors"][0]["message"]
+
+
+def _space_names(port: int) -> list[str]:
+    return [edge["node"]["name"] for edge in _data(port, SPACES)["spaces"]["edges"]]
+
+
+def _health(port: int) -> int:
+    return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=CLIENT_TIMEOUT_S, trust_env=False).status_code
+
+
+class TestDatabaseCut:
+    def test_requests_get_database_unavailable_and_the_replica_recovers_without_restart(self, tmp_path: Path) -> None:
+        with _replica_behind_proxy(tmp_path) as (port, proxy):
+            space = _data(port, CREATE_SPACE, {"name": "before"})["createSpace"]["space"]["id"]
+            assert _data(port, CALL, {"space": space})["invokeTool"]["status"] == "SUCCESS"
+
+            proxy.cut()
+            _unavailable(_post(port, SPACES))
+            _unavailable(_post(port, CREATE_SPACE, {"name": "during"}))
+            assert _health(port) == 503
+
+            proxy.restore()
+            assert _health(port) == 200
+            assert _data(port, CREATE_SPACE, {"name": "during"})["createSpace"]["userErrors"] == []
+            assert sorted(_space_names(port)) == ["before", "during", "system"]
+            assert _data(port, CALL, {"space": space})["invokeTool"]["status"] == "SUCCESS"
+
+
+class TestDatabaseHung:
+    def test_requests_are_answered_while_it_hangs_and_a_retry_takes_effect_once(self, tmp_path: Path) -> None:
+        with _replica_behind_proxy(tmp_path, QUIVER_DATABASE_TIMEOUT_S="2") as (port, proxy):
+            _data(port, CREATE_SPACE, {"name": "before"})
+
+            proxy.pause()
+            # Answered while the database still hangs (before: held until it came back).
+            _unavailable(_post(port, CREATE_SPACE, {"name": "during"}))
+            _unavailable(_post(port, SPACES))
+            assert _health(port) == 503
+
+            proxy.restore()
+            retried = _data(port, CREATE_SPACE, {"name": "during"})["createSpace"]
+            # The first attempt may have committed before its answer was lost: then the retry is a DUPLICATE.
+            assert [error["code"] for error in retried["userErrors"]] in ([], ["DUPLICATE"])
+            assert sorted(_space_names(port)) == ["before", "during", "system"]
