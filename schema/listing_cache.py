@@ -15,12 +15,15 @@ Only fields listed in :data:`CACHEABLE` are looked at: a field added to a type l
 cached until it is listed here (and a field that reads anything else — ``Tool.stats`` reads the
 call log — must never be). A document with directives, interfaces or unions, or one that does
 not name its fields plainly, is executed as usual. The entries are bounded by their size
-(``QUIVER_LISTING_CACHE_MB``; 0 turns the cache off).
+(``QUIVER_LISTING_CACHE_MB``; 0 turns the cache off), which is the size of their JSON compressed
+(zlib level 1: a page of tools shrinks several times, and a hit inflates it again in a fraction of
+the time its decoding takes).
 """
 
 from __future__ import annotations
 
 import time
+import zlib
 from collections import OrderedDict
 from typing import Any
 
@@ -214,10 +217,12 @@ class ListingCache:
         self.hits = 0
         self.misses = 0
         self._documents: dict[tuple[str, str | None], bool] = {}
-        # key → (expires at, the answer's JSON); all of one generation (self._generation). Only
-        # the bytes are kept, so max_bytes bounds what the cache holds: the answer's dicts and
-        # strings took about five times its JSON, uncounted (10,000 tools listed in full: +54 MiB
-        # resident under a 32 MB bound). A hit decodes them again (orjson, well under 1 ms a page).
+        # key → (expires at, the answer's JSON compressed); all of one generation
+        # (self._generation). Only the bytes are kept, so max_bytes bounds what the cache holds:
+        # the answer's dicts and strings took about five times its JSON, uncounted (10,000 tools
+        # listed in full: +54 MiB resident under a 32 MB bound), and the JSON itself several times
+        # its zlib (+12 MiB). A hit inflates and decodes them again (zlib and orjson, well under
+        # 1 ms a page).
         self._entries: OrderedDict[tuple[Any, ...], tuple[float, bytes]] = OrderedDict()
         self._generation = feed.generation
         self._bytes = 0
@@ -264,7 +269,7 @@ class ListingCache:
             return None
         self._entries.move_to_end(key)
         self.hits += 1
-        encoded = entry[1]
+        encoded = zlib.decompress(entry[1])
         return EncodedData(jsoncodec.loads(encoded), encoded)
 
     def put(self, key: tuple[Any, ...], data: dict[str, Any], generation: int) -> EncodedData | None:
@@ -277,7 +282,9 @@ class ListingCache:
             encoded = jsoncodec.dumps_bytes(data)
         except (TypeError, ValueError):
             return None
-        size = len(encoded)
+        # Level 1: the fastest, and a page of tools still comes out 5-10 times smaller.
+        compressed = zlib.compress(encoded, 1)
+        size = len(compressed)
         if size > self.max_bytes:
             return None
         old = self._entries.pop(key, None)
@@ -286,7 +293,7 @@ class ListingCache:
         while self._entries and self._bytes + size > self.max_bytes:
             _, (_, dropped) = self._entries.popitem(last=False)
             self._bytes -= len(dropped)
-        self._entries[key] = (time.monotonic() + self.ttl_s, encoded)
+        self._entries[key] = (time.monotonic() + self.ttl_s, compressed)
         self._bytes += size
         return EncodedData(data, encoded)
 

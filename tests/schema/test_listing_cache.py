@@ -3,6 +3,7 @@ executing it, per caller, until any catalog change; what reads anything else is 
 
 from __future__ import annotations
 
+import secrets
 from types import SimpleNamespace
 from typing import Any
 
@@ -88,7 +89,7 @@ def test_a_kept_answer_reads_as_its_data() -> None:
     assert isinstance(kept, EncodedData) and kept == {"tools": {"totalCount": 3}}
     assert kept.encoded == jsoncodec.dumps_bytes({"tools": {"totalCount": 3}})
     hit = cache.get(key)
-    assert type(hit) is EncodedData and hit == kept and hit.encoded is kept.encoded
+    assert type(hit) is EncodedData and hit == kept and hit.encoded == kept.encoded
 
 
 def test_the_cache_keeps_the_encoding_not_the_answers_objects() -> None:
@@ -292,14 +293,38 @@ def test_entries_expire_after_the_ttl() -> None:
 
 def test_the_size_bound_drops_the_oldest_answers() -> None:
     cache, feed = _cache(max_bytes=200)
-    answers = {index: {"tools": {"edges": [{"cursor": "x" * 60, "index": index}]}} for index in range(4)}
+    # Random text: it does not compress, so each answer takes over 60 of the 200 bytes.
+    answers = {index: {"tools": {"edges": [{"cursor": secrets.token_hex(30), "index": index}]}} for index in range(4)}
     for index, answer in answers.items():
         cache.put(_key(cache, ADMIN, {"page": index}), answer, feed.generation)
     assert cache.get(_key(cache, ADMIN, {"page": 0})) is None
     assert cache.get(_key(cache, ADMIN, {"page": 3})) == answers[3]
-    cache.put(_key(cache, ADMIN, {"page": 9}), {"tools": {"blob": "y" * 500}}, feed.generation)  # larger than all
+    larger_than_all = {"tools": {"blob": secrets.token_hex(250)}}
+    cache.put(_key(cache, ADMIN, {"page": 9}), larger_than_all, feed.generation)
     assert cache.get(_key(cache, ADMIN, {"page": 9})) is None
     assert cache.get(_key(cache, ADMIN, {"page": 3})) == answers[3]
+
+
+def test_the_bound_counts_the_kept_json_compressed() -> None:
+    """A listing's JSON repeats itself (the same keys, schemas and words in every tool): it is kept
+    compressed, so a bound holds several times the pages its plain JSON would, and a hit still
+    answers with the whole of it."""
+    page = {
+        "tools": {
+            "edges": [
+                {"cursor": f"c{index}", "node": {"id": f"tl_{index:06d}", "inputSchema": {"type": "object"}}}
+                for index in range(100)
+            ]
+        }
+    }
+    plain = len(jsoncodec.dumps_bytes(page))
+    cache, feed = _cache(max_bytes=plain)  # room for one plain copy
+    for number in range(3):
+        assert cache.put(_key(cache, ADMIN, {"page": number}), page, feed.generation) is not None
+    assert len(cache) == 3 and cache._bytes * 3 < plain
+    for number in range(3):
+        hit = cache.get(_key(cache, ADMIN, {"page": number}))
+        assert hit == page and hit is not None and hit.encoded == jsoncodec.dumps_bytes(page)
 
 
 def test_a_size_of_zero_turns_it_off() -> None:
