@@ -4,6 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+#: How much of a client's own input (a name, a method, an id) an error or a log row echoes back;
+#: longer, it is cut to this many characters and an ellipsis (a 100,000-character method came
+#: back whole).
+ECHO_CHARS = 200
+ELLIPSIS = "…"
+
+
+def echo(text: str, limit: int = ECHO_CHARS) -> str:
+    """A client's input as an error or the call log may quote it: whole up to ``limit``
+    characters; longer, its first ``limit`` characters and "…", so a cut is never taken for the
+    whole (at most ``limit + 1`` characters)."""
+    return text if len(text) <= limit else text[:limit] + ELLIPSIS
+
 
 class DomainError(Exception):
     """A rule was broken by the caller's input.

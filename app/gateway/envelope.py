@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.errors import echo
+
 # Stable error codes, published in the description of the GraphQL type ToolError.
 PARAM_INVALID = "PARAM_INVALID"
 PERMISSION_DENIED = "PERMISSION_DENIED"
@@ -20,6 +22,26 @@ INTERNAL_ERROR = "INTERNAL_ERROR"
 RESPONSE_TOO_LARGE = "RESPONSE_TOO_LARGE"
 # Added by the gateway: an endpoint that resolves to a forbidden network.
 EGRESS_DENIED = "EGRESS_DENIED"
+
+#: What the call log's tool id and idempotency key columns hold, in characters.
+LOGGED_ID_CHARS = 200
+#: How much of a name that names no tool the gateway's detail and the call log keep.
+UNKNOWN_NAME_CHARS = 100
+
+
+def logged_id(value: str, limit: int = LOGGED_ID_CHARS) -> str:
+    """A caller's identifier (a tool id, an idempotency key) as the call log and the gateway's
+    detail keep it: whole when it fits ``limit``; longer, cut with an ellipsis within it
+    (:func:`app.errors.echo`); a NUL (which PostgreSQL text cannot hold: the row was lost) as U+FFFD."""
+    kept = value if len(value) <= limit else echo(value, limit - 1)
+    return kept.replace("\x00", "\ufffd")
+
+
+def unknown_tool_id(name: str) -> str:
+    """The tool id a call by a name no offered tool has (an MCP client's, a model's) goes to the
+    gateway as, to be refused and logged: ``unknown:<name>``, the name as :func:`logged_id` keeps
+    it within :data:`UNKNOWN_NAME_CHARS`."""
+    return "unknown:" + logged_id(name, UNKNOWN_NAME_CHARS)
 
 
 @dataclass(frozen=True)

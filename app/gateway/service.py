@@ -33,12 +33,14 @@ from app.gateway.call_log import DEFAULT_MAX_BYTES, CallLog, bounded_row, reduce
 from app.gateway.envelope import (
     IDEMPOTENCY_CONFLICT,
     INTERNAL_ERROR,
+    LOGGED_ID_CHARS,
     PARAM_INVALID,
     PERMISSION_DENIED,
     TOOL_NOT_AVAILABLE,
     ToolError,
     ToolFailure,
     ToolResult,
+    logged_id,
 )
 from app.gateway.executors.base import Executor, Invocation
 from app.gateway.models import IdempotencyRecord
@@ -63,8 +65,8 @@ BACKOFF_MAX_S = 1.0
 EXECUTOR_GRACE_S = 1.0
 # A call-log row the database refused is tried once more after this, then written reduced.
 LOG_RETRY_S = 0.05
-# Longest tool id and idempotency key the call log stores.
-MAX_IDENTIFIER_LENGTH = 200
+# Longest tool id and idempotency key the call log stores (a longer one is logged cut: logged_id).
+MAX_IDENTIFIER_LENGTH = LOGGED_ID_CHARS
 # How a call arrived (ToolCall.origin).
 ORIGIN_GRAPHQL = "GRAPHQL"
 ORIGIN_AGENT = "AGENT"
@@ -204,7 +206,7 @@ class ToolGateway:
         failure: ToolFailure | None = None
         try:
             if len(request.tool_id) > MAX_IDENTIFIER_LENGTH:
-                raise _not_available(request.tool_id[:MAX_IDENTIFIER_LENGTH])
+                raise _not_available(logged_id(request.tool_id))
             key = request.idempotency_key
             if key is not None and (not 0 < len(key) <= MAX_IDENTIFIER_LENGTH or "\x00" in key):
                 # (PostgreSQL text cannot hold a NUL: such a key was an INTERNAL_ERROR there.)
@@ -226,7 +228,7 @@ class ToolGateway:
         except ToolFailure as rejected:
             failure = rejected
         except Exception:
-            logger.exception("gateway failure", extra={"trace_id": trace_id, "tool_id": tool_id})
+            logger.exception("gateway failure", extra={"trace_id": trace_id, "tool_id": logged_id(tool_id)})
             failure = ToolFailure(INTERNAL_ERROR, "The tool call failed inside the platform.", f"trace {trace_id}")
         latency_ms = (time.perf_counter() - clock) * 1000
         return await self._finish(request, tool, trace_id, started_at, latency_ms, attempts, data, failure)
@@ -513,7 +515,7 @@ class ToolGateway:
         call_id = request.call_id or new_id("tc_")
         row: dict[str, Any] = {
             "id": call_id,
-            "tool_id": request.tool_id[:MAX_IDENTIFIER_LENGTH],
+            "tool_id": logged_id(request.tool_id),
             "tool_type": tool.type if tool else None,
             "space_id": request.space_id,
             "agent_id": request.agent_id,
@@ -528,9 +530,8 @@ class ToolGateway:
             "latency_ms": latency_ms,
             "attempts": attempts,
             "trace_id": trace_id,
-            # (A key holding a NUL, refused above, is logged as U+FFFD: PostgreSQL text cannot hold it.)
-            "idempotency_key": (request.idempotency_key or "")[:MAX_IDENTIFIER_LENGTH].replace("\x00", "\ufffd")
-            or None,
+            # (A key holding a NUL, refused above, is logged with U+FFFD: PostgreSQL text cannot hold it.)
+            "idempotency_key": logged_id(request.idempotency_key) if request.idempotency_key else None,
             "origin": request.origin,
             "started_at": started_at,
             "finished_at": utcnow(),
@@ -549,7 +550,7 @@ class ToolGateway:
             extra={
                 "trace_id": trace_id,
                 "call_id": call_id,
-                "tool_id": request.tool_id,
+                "tool_id": row["tool_id"],
                 "space_id": request.space_id,
                 "status": status,
                 "error_code": row["error_code"],

@@ -35,7 +35,8 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 from starlette.requests import Request
 
-from app.gateway.envelope import ToolResult
+from app.errors import ECHO_CHARS, echo
+from app.gateway.envelope import ToolResult, unknown_tool_id
 from app.gateway.service import ORIGIN_MCP, ToolGateway
 from app.mcp_server.catalog import Catalog, Offer, Target
 from app.mcp_server.notify import LISTEN_TARGET, ChangeNotifier
@@ -129,16 +130,8 @@ def call_result(result: ToolResult) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured, _meta=meta)
 
 
-#: How much of a client's own input (a name, a method) an error echoes back; longer, it is cut
-#: to this many characters and an ellipsis (a 100,000-character method came back whole).
-ECHO_CHARS = 200
 #: An error message longer than this is cut too (the SDK's own messages are short).
 MAX_ERROR_MESSAGE_CHARS = 2000
-
-
-def echo(text: str, limit: int = ECHO_CHARS) -> str:
-    """A client's input as an error may quote it: at most ``limit`` characters, then "…"."""
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 async def bounded_errors(ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
@@ -209,10 +202,7 @@ def build_server(
         offer = await offer_for(target)
         offered = offer.tools_by_name.get(params.name)
         # A name this endpoint does not offer still goes to the gateway, which refuses and logs it.
-        # (A NUL, which PostgreSQL text cannot hold, is logged as U+FFFD: the row was lost.)
-        tool_id = (
-            offered.tool_id if offered is not None else f"unknown:{params.name[:100].replace(chr(0), chr(0xFFFD))}"
-        )
+        tool_id = offered.tool_id if offered is not None else unknown_tool_id(params.name)
         key = _meta_value(params.meta, META_IDEMPOTENCY_KEY)
         result = await gateway.execute(
             principal,

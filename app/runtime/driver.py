@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.agents.models import Agent
 from app.db import utcnow
 from app.gateway.call_log import bounded_text
-from app.gateway.envelope import INTERNAL_ERROR, ToolFailure, ToolResult
+from app.gateway.envelope import INTERNAL_ERROR, ToolFailure, ToolResult, logged_id, unknown_tool_id
 from app.gateway.models import ToolCall
 from app.gateway.repository import PENDING_APPROVAL
 from app.gateway.service import logged_arguments
@@ -421,7 +421,7 @@ class RunDriver:
             arguments = request.arguments
         if tool_id not in offered:
             # Not a function this agent was offered: the gateway refuses it and logs the attempt.
-            tool_id = f"unknown:{request.name}"
+            tool_id = unknown_tool_id(request.name)
         return PlannedCall(
             call_id=request.call_id,
             tool_call_id=new_id("tc_"),
@@ -453,7 +453,7 @@ class RunDriver:
         static_keys = set((tool.static_arguments or {}) if tool else {})
         return {
             "id": call.tool_call_id,
-            "tool_id": call.tool_id[:200],
+            "tool_id": logged_id(call.tool_id),
             "tool_type": tool.type if tool else None,
             "space_id": self.run.space_id,
             "agent_id": self.run.agent_id,

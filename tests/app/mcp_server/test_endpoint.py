@@ -213,6 +213,7 @@ class TestCalls:
         name = "x" * 100_000
         async with mcp_server.client("spaces", space.id, member) as client:
             unknown = await client.call_tool(name, {})
+            await client.call_tool("y" * 100, {})  # the longest name logged whole
             with pytest.raises(MCPError) as prompt_error:
                 await client.get_prompt(name)
         assert unknown.is_error is True
@@ -225,9 +226,12 @@ class TestCalls:
         assert "x" * 50 in echoed
         assert "x" * 201 not in str(prompt_error.value)
         log = await call_log(gql, spaceId=space.id)
-        assert [(node["toolId"], node["error"]["code"]) for node in log["nodes"]] == [
-            ("unknown:" + "x" * 100, "TOOL_NOT_AVAILABLE")
-        ]
+        # Cut to 100 characters, the cut marked with an ellipsis (it was 100 x's: a name of its own).
+        assert {(node["toolId"], node["error"]["code"]) for node in log["nodes"]} == {
+            ("unknown:" + "x" * 99 + "…", "TOOL_NOT_AVAILABLE"),
+            ("unknown:" + "y" * 100, "TOOL_NOT_AVAILABLE"),
+        }
+        assert len(log["nodes"]) == 2
         assert "x" * 201 not in json.dumps(log["nodes"])
 
     async def test_errors_echo_only_a_short_prefix_of_a_huge_method(self, mcp_server: McpServer, keys: Keys) -> None:

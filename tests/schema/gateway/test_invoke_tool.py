@@ -122,9 +122,18 @@ class TestEnvelope:
 
         bodies = [response.json() for response in responses]
         assert [body.get("errors") for body in bodies] == [None, None]
-        assert bodies[0]["data"]["invokeTool"]["error"]["code"] == "TOOL_NOT_AVAILABLE"
+        refused = bodies[0]["data"]["invokeTool"]
+        assert refused["error"]["code"] == "TOOL_NOT_AVAILABLE"
         assert bodies[1]["data"]["invokeTool"]["status"] in ("SUCCESS", "FAILED")
-        assert (await call_log(gql))["totalCount"] == 2
+        log = await call_log(gql)
+        assert log["totalCount"] == 2
+        # Kept within the column's 200 characters, the cut marked with an ellipsis (it was not).
+        cut_id = "ct_" + "x" * 196 + "…"
+        assert refused["error"]["detail"].startswith(f"{cut_id} does not exist")
+        assert {(node["toolId"], node["idempotencyKey"]) for node in log["nodes"]} == {
+            (cut_id, None),
+            (tool["id"], "k" * 199 + "…"),
+        }
 
 
 class TestVisibilityAtExecuteTime:

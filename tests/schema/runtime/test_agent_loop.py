@@ -307,6 +307,28 @@ class TestFailingTools:
         assert len(unknown) == 1
         assert "no_such_function" in unknown[0]["toolId"]
 
+    async def test_an_unknown_function_is_logged_by_its_name_cut_with_an_ellipsis(self, world: World) -> None:
+        """A model's made-up function name: logged as ``unknown:`` and at most 100 characters of it,
+        a cut marked "…" (as the MCP endpoint logs a client's); it was logged whole up to the
+        column's 200 characters and cut there without a mark."""
+        world.model.push(
+            tool_calls(
+                call("lookup_" + "n" * 5_000, {}, call_id="call_huge"),
+                call("l" * 100, {}, call_id="call_edge"),
+            ),
+            final("ok"),
+        )
+
+        run = await invoke(world.gql, world.agent["id"], "made-up names")
+
+        assert run["status"] == "SUCCEEDED"
+        assert {key: envelope["error"]["code"] for key, envelope in tool_messages(world.model.requests[1]).items()} == {
+            "call_huge": "TOOL_NOT_AVAILABLE",
+            "call_edge": "TOOL_NOT_AVAILABLE",
+        }
+        logged = sorted(item["toolId"] for item in await calls_of_run(world.gql, run["id"]))
+        assert logged == sorted(["unknown:lookup_" + "n" * 92 + "…", "unknown:" + "l" * 100])
+
     async def test_a_tool_outside_the_agent_is_refused_even_when_visible(self, world: World) -> None:
         # bt_search_knowledge is global but not activated on this agent.
         world.model.push(tool_calls(call("search_knowledge", {"query": "x"}, call_id="call_other")), final("ok"))
