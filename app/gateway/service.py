@@ -47,7 +47,7 @@ from app.gateway.models import IdempotencyRecord
 from app.gateway.quotas import QuotaGuard
 from app.gateway.redaction import SecretScrubber, json_safe
 from app.ids import new_id
-from app.jsonschemas import UnsafeSchemaError, validator_for
+from app.jsonschemas import UnsafeSchemaError, ValidationTooCostlyError, schema_errors, validator_for
 from app.principal import Principal
 from app.scheduling import waiting_outside
 from app.tools import repository as tools_repository
@@ -306,7 +306,15 @@ class ToolGateway:
             raise ToolFailure(PARAM_INVALID, "Arguments must be a JSON object.", "(root): not an object")
         # Platform-held values win: the caller can never set or override them.
         merged = {**request.arguments, **(tool.static_arguments or {})}
-        errors = sorted(validator.iter_errors(merged), key=lambda error: list(error.path))
+        try:
+            errors = sorted(schema_errors(validator, merged), key=lambda error: list(error.path))
+        except ValidationTooCostlyError as costly:
+            raise ToolFailure(
+                PARAM_INVALID,
+                f"The arguments take too much work to check against the tool's input schema "
+                f"(more than {costly.limit} steps): send fewer or simpler values, or simplify the schema.",
+                json.dumps({"steps": costly.limit}),
+            ) from None
         if errors:
             problems = [{"path": _problem_path(error), "message": error.message} for error in errors]
             summary = "; ".join(f"{problem['path']}: {problem['message']}" for problem in problems[:5])

@@ -45,7 +45,7 @@ from app.db import utcnow
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.events.bus import Subscription
 from app.ids import new_id
-from app.jsonschemas import validator_for
+from app.jsonschemas import ValidationTooCostlyError, schema_errors, validator_for
 from app.pipelines import contract, repository
 from app.pipelines.models import PipelineRun
 from app.pipelines.service import StepSpec, get_pipeline_for
@@ -513,8 +513,12 @@ class PipelineRunner:
 def _schema_error(schema: dict[str, Any] | None, value: Any) -> str | None:
     if not schema:
         return None
-    error = next(iter(validator_for(schema).iter_errors(value)), None)
-    if error is None:
+    try:
+        errors = schema_errors(validator_for(schema), value)
+    except ValidationTooCostlyError as costly:
+        return f"the value takes too much work to check against the schema (more than {costly.limit} steps)"
+    if not errors:
         return None
+    error = errors[0]
     where = "/".join(str(part) for part in error.absolute_path)
     return f"{error.message[:300]}" + (f" (at /{where})" if where else "")

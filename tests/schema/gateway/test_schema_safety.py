@@ -4,6 +4,7 @@ linear-time engine (issue #11, items 1 and 5)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -254,3 +255,97 @@ class TestPatterns:
         errors = await create_tool_errors(gql, fresh("unsupported"), inputSchema=schema)
 
         assert where in refused(errors, ["input", "inputSchema"])
+
+
+def ladder(levels: int) -> dict[str, Any]:
+    """``anyOf`` of two references to the next level, ``levels`` deep: 2^levels subschemas applied to one value."""
+    definitions: dict[str, Any] = {
+        f"l{level}": {"anyOf": [{"$ref": f"#/$defs/l{level + 1}"}, {"$ref": f"#/$defs/l{level + 1}"}]}
+        for level in range(levels)
+    }
+    definitions[f"l{levels}"] = {"type": "null"}
+    return {"type": "object", "$defs": definitions, "properties": {"a": {"$ref": "#/$defs/l0"}}}
+
+
+def too_much_work(envelope: dict[str, Any]) -> None:
+    assert envelope["status"] == "FAILED", envelope
+    assert envelope["error"]["code"] == "PARAM_INVALID", envelope
+    assert "too much work" in envelope["error"]["message"]
+    assert json.loads(envelope["error"]["detail"]) == {"steps": jsonschemas.MAX_VALIDATION_STEPS}
+
+
+class TestValidationWork:
+    """A small schema or a small value can ask for far more work than its size: one tenant's
+    call held the event loop, and every other tenant, for seconds to hours (18 levels of the
+    ladder: 96 s for a 3-character argument; uniqueItems over 2,000 objects: 7.6 s)."""
+
+    async def test_a_schema_applying_exponentially_many_subschemas_is_refused_at_creation(
+        self, gql: GraphQLClient
+    ) -> None:
+        errors = await create_tool_errors(gql, fresh("ladder"), inputSchema=ladder(13))
+
+        message = refused(errors, ["input", "inputSchema"])
+        assert f"more than {jsonschemas.MAX_IN_PLACE_EXPANSION} subschemas" in message
+        assert "/$defs/l" in message
+
+    async def test_a_few_levels_of_the_same_shape_are_stored_and_checked(self, gql: GraphQLClient, keys: Keys) -> None:
+        space = await keys.space("alpha")
+        tool = await create_tool(gql, fresh("small_ladder"), inputSchema=ladder(4))
+
+        assert [problem["path"] for problem in problems(await invoke(gql, space.id, tool["id"], {"a": "x"}))] == ["/a"]
+
+    async def test_subschemas_multiplying_at_each_level_of_the_value_stop_at_the_budget(
+        self, gql: GraphQLClient, keys: Keys
+    ) -> None:
+        """Each level applies the next one twice (allOf of two references that descend): cheap to
+        store, 2^depth work for a value ``depth`` objects deep."""
+        space = await keys.space("alpha")
+        doubling = {"allOf": [{"$ref": "#/$defs/level"}, {"$ref": "#/$defs/level"}]}
+        schema = {
+            "type": "object",
+            "$defs": {"twice": doubling, "level": {"properties": {"a": {"$ref": "#/$defs/twice"}}}},
+            "$ref": "#/$defs/twice",
+        }
+        tool = await create_tool(gql, fresh("doubling"), inputSchema=schema)
+        value: dict[str, Any] = {}
+        for _ in range(17):
+            value = {"a": value}
+
+        too_much_work(await invoke(gql, space.id, tool["id"], value))
+
+    async def test_patterns_times_keys_stop_at_the_budget(self, gql: GraphQLClient, keys: Keys) -> None:
+        space = await keys.space("alpha")
+        schema = {"type": "object", "patternProperties": {f"^p{index}$": {} for index in range(200)}}
+        tool = await create_tool(gql, fresh("many_patterns"), inputSchema=schema)
+
+        too_much_work(await invoke(gql, space.id, tool["id"], {f"k{index}": 0 for index in range(1_000)}))
+
+    async def test_an_enum_times_items_stops_at_the_budget(self, gql: GraphQLClient, keys: Keys) -> None:
+        space = await keys.space("alpha")
+        schema = object_schema(a={"type": "array", "items": {"enum": list(range(2_000))}})
+        tool = await create_tool(gql, fresh("big_enum"), inputSchema=schema)
+
+        too_much_work(await invoke(gql, space.id, tool["id"], {"a": [1_999] * 100}))
+
+    async def test_unique_items_compares_as_json_does(
+        self, gql: GraphQLClient, keys: Keys, tool_server: ToolServer
+    ) -> None:
+        """Items are hashed once each (jsonschema compared every pair); equal as JSON is equal:
+        1 and 1.0, objects whatever their key order; true and 1 are not."""
+        space = await keys.space("alpha")
+        schema = object_schema(a={"type": "array", "uniqueItems": True})
+        tool = await http_tool(gql, tool_server, f"/ok/{fresh('unique')}", inputSchema=schema)
+        distinct = [{"order": index, "customer": "张伟"} for index in range(20_000)]
+
+        assert (await invoke(gql, space.id, tool["id"], {"a": distinct}))["status"] == "SUCCESS"
+        assert (await invoke(gql, space.id, tool["id"], {"a": [1, True, [0], [False], {"k": 1}, {"k": True}]}))[
+            "status"
+        ] == "SUCCESS"
+        for duplicated in (
+            [*distinct, {"customer": "张伟", "order": 19_999.0}],
+            [{"k": [1, {"x": None}]}, {"k": [1.0, {"x": None}]}],
+            ["a", "b", "a"],
+        ):
+            assert [
+                problem["path"] for problem in problems(await invoke(gql, space.id, tool["id"], {"a": duplicated}))
+            ] == ["/a"]
