@@ -60,7 +60,8 @@ _REFUSED = re.compile("[\ud800-\udfff\x00]")
 
 
 class NotUnicodeError(json.JSONDecodeError):
-    """The text is JSON but not text Quiver takes: bytes that are not UTF-8, a lone surrogate, a NUL."""
+    """The text is JSON but not text Quiver takes: bytes that are not UTF-8, a lone surrogate, a
+    NUL, an integer of more than 4,300 digits."""
 
 
 def may_be_refused(text: bytes) -> bool:
@@ -79,6 +80,12 @@ def loads_unicode(text: str | bytes) -> Any:
         value = json.loads(text)
     except UnicodeDecodeError as error:
         raise NotUnicodeError(f"The body is not UTF-8 text ({error.reason} at byte {error.start}).", "", 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as error:
+        # An integer of more digits than Python converts (4,300): a ValueError that is not a
+        # JSONDecodeError, which the HTTP view answered 500 and a WebSocket as a server fault.
+        raise NotUnicodeError(f"The JSON is not read: {str(error).split(';')[0]}.", "", 0) from None
     if isinstance(text, bytes):
         suspect = _SUSPECT_ESCAPE.search(text) is not None
     else:

@@ -45,7 +45,11 @@ class ClientError(Exception):
 
 def _is_unexpected(error: GraphQLError) -> bool:
     original = error.original_error
-    return original is not None and not isinstance(original, (ClientError, GraphQLError))
+    if original is None or isinstance(original, (ClientError, GraphQLError)):
+        return False
+    # A ValueError of a scalar reading a literal or a variable before anything ran (no path):
+    # the request's fault, e.g. an Int literal of 5,000 digits (Python reads at most 4,300).
+    return not (error.path is None and isinstance(original, ValueError))
 
 
 class MaskUnexpectedErrors(MaskErrors):

@@ -89,8 +89,12 @@ class TestBodies:
             b"{not json",
             b'{"query": 5}',
             b'[{"query": "{ __typename }"}]',
+            # Python reads at most 4,300 digits: a ValueError that is not a JSONDecodeError (a 500).
+            b'{"query": "query($f: Int) { tools(first: $f) { totalCount } }", "variables": {"f": 1'
+            + b"0" * 5000
+            + b"}}",
         ],
-        ids=["string", "null", "deep-array", "deep-query", "not-json", "query-not-a-string", "batch"],
+        ids=["string", "null", "deep-array", "deep-query", "not-json", "query-not-a-string", "batch", "huge-integer"],
     )
     async def test_bodies_that_are_not_a_graphql_request_are_400(
         self, http: httpx.AsyncClient, admin_key: str, body: bytes
@@ -106,8 +110,9 @@ class TestBodies:
             "query=%7B__typename%7D&variables=%7Bnot%20json",
             "query=%7B__typename%7D&extensions=%5B",
             "query=%7B__typename%7D&variables=%22%5Cud800%22",
+            "query=%7B__typename%7D&variables=%7B%22a%22%3A1" + "0" * 5000 + "%7D",
         ],
-        ids=["variables-not-json", "extensions-not-json", "lone-surrogate"],
+        ids=["variables-not-json", "extensions-not-json", "lone-surrogate", "huge-integer"],
     )
     async def test_a_get_whose_parameters_are_not_json_is_400_with_a_graphql_error(
         self, http: httpx.AsyncClient, admin_key: str, query_string: str
@@ -134,6 +139,14 @@ class TestBodies:
 
         assert response.status_code == 400
         assert "nested 902 levels" in graphql_error(response)["message"]
+
+    async def test_an_integer_literal_too_long_to_read_is_a_client_error(self, gql: GraphQLClient) -> None:
+        """5,000 digits in the document: Python reads at most 4,300, and the ValueError was an INTERNAL_ERROR."""
+        response = await gql.raw("{ tools(first: 1" + "0" * 5000 + ") { totalCount } }")
+
+        [error] = response.json()["errors"]
+        assert (error.get("extensions") or {}).get("code") != "INTERNAL_ERROR", error
+        assert "4300 digits" in error["message"]
 
     async def test_brackets_inside_strings_do_not_count_as_depth(self, gql: GraphQLClient) -> None:
         data = await gql.execute(
@@ -169,6 +182,13 @@ class TestWebSocketMessages:
         self, settings: Settings, admin_key: str
     ) -> None:
         message = '{"type": "ping", "payload": ' + "[" * 1000 + "]" * 1000 + "}"
+
+        assert await asyncio.to_thread(_websocket_send, settings, admin_key, message) == 4400
+
+    async def test_a_message_with_an_integer_too_long_to_read_closes_the_socket_with_4400(
+        self, settings: Settings, admin_key: str
+    ) -> None:
+        message = '{"type": "ping", "payload": {"n": 1' + "0" * 5000 + "}}"
 
         assert await asyncio.to_thread(_websocket_send, settings, admin_key, message) == 4400
 
