@@ -1,4 +1,4 @@
-"""Egress policy: no calls to loopback, private, link-local or metadata addresses
+"""Egress policy: no calls to loopback, private, shared (100.64.0.0/10), link-local or metadata addresses
 unless the host is allow-listed (``QUIVER_EGRESS_ALLOWLIST``).
 
 The policy is enforced where connections are made, for CUSTOM tools
@@ -50,12 +50,22 @@ class UnresolvableHostError(EgressDeniedError):
 
 
 def _forbidden(address: Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped:
+            address = address.ipv4_mapped
+        elif address.sixtofour and _forbidden(address.sixtofour):
+            # 6to4 (2002::/16) carries an IPv4 address: 2002:7f00:1:: is 127.0.0.1's.
+            return True
+        elif address.is_site_local:
+            # fec0::/10, deprecated but still routed inside some networks; not "private" to ipaddress.
+            return True
     return (
         address in METADATA_ADDRESSES
         or address.is_loopback
         or address.is_private
+        # Neither private nor global: the shared address space 100.64.0.0/10 (carrier-grade
+        # NAT, and the addresses of overlay networks such as Tailscale's inside a company).
+        or not address.is_global
         or address.is_link_local
         or address.is_multicast
         or address.is_reserved
@@ -125,7 +135,7 @@ class EgressPolicy:
     def _check_address(self, host: str, address: Address, port: int) -> None:
         if _forbidden(address) and not self._allows(str(address), port):
             raise EgressDeniedError(
-                f"{host!r} resolves to {address}, a loopback, private, link-local or metadata "
+                f"{host!r} resolves to {address}, a loopback, private, shared, link-local or metadata "
                 f"address; allow it (or it with port {port}) with QUIVER_EGRESS_ALLOWLIST"
             )
 

@@ -464,3 +464,31 @@ class TestAllowListPorts:
     async def test_an_invalid_port_is_a_configuration_error(self) -> None:
         with pytest.raises(ValueError, match="invalid port"):
             EgressPolicy(["127.0.0.1:http"])
+
+
+class TestAddressesBetweenPrivateAndPublic:
+    """Not private to ``ipaddress`` and not public either: each was resolved and connected to."""
+
+    @pytest.mark.parametrize(
+        "address",
+        ["100.64.0.1", "100.127.255.254", "2002:7f00:1::", "2002:a9fe:a9fe::", "2002:a00:1::", "fec0::1"],
+        ids=["shared-cgnat", "shared-last", "6to4-of-loopback", "6to4-of-metadata", "6to4-of-10/8", "site-local"],
+    )
+    async def test_a_name_resolving_to_it_is_refused(self, address: str) -> None:
+        policy = EgressPolicy([], resolver=ScriptedResolver([address]))
+
+        with pytest.raises(EgressDeniedError, match="QUIVER_EGRESS_ALLOWLIST"):
+            await policy.addresses_for("internal.example", 443)
+        with pytest.raises(EgressDeniedError):
+            await policy.check_url(f"https://[{address}]/" if ":" in address else f"https://{address}/")
+
+    @pytest.mark.parametrize("address", ["8.8.8.8", "2606:4700:4700::1111", "2002:808:808::"])
+    async def test_public_addresses_stay_reachable(self, address: str) -> None:
+        policy = EgressPolicy([], resolver=ScriptedResolver([address]))
+
+        assert await policy.addresses_for("public.example", 443) == [address]
+
+    async def test_an_allow_listed_shared_address_is_reachable(self) -> None:
+        policy = EgressPolicy(["100.64.0.1"], resolver=ScriptedResolver(["100.64.0.1"]))
+
+        assert await policy.addresses_for("tailnet.example", 443) == ["100.64.0.1"]
