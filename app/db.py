@@ -120,6 +120,10 @@ def _unavailable_database(context: ExceptionContext) -> BaseException | None:
     statement) raises :class:`DatabaseUnavailableError`; a timed-out connection is dropped
     (its statement may still run), as a broken one already is."""
     original = context.original_exception
+    if not isinstance(original, Exception):
+        # A cancelled statement (the request's deadline, a client gone) or an interpreter exit:
+        # SQLAlchemy drops the connection as it would a broken one, but the database is not away.
+        return None
     if isinstance(original, _CONNECTION_FAILURES) or context.is_disconnect:
         context.is_disconnect = True
         reason = type(original).__name__
