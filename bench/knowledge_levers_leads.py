@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import json
 import math
 import re
 import sqlite3
@@ -37,7 +38,7 @@ from app.errors import DomainError
 from app.knowledge import service
 from app.knowledge.chunking import ChunkingOptions
 from app.knowledge.embeddings import LocalEmbeddings, from_bytes, query_text
-from app.knowledge.ingest import Ingestor, ToPrepare, ingest_many
+from app.knowledge.ingest import Ingestor, ToPrepare, contextual_text, ingest_many
 from app.knowledge.lead import lead_text
 from app.knowledge.models import FTS_TABLE, LEAD_FTS_TABLE
 from app.knowledge.search import (
@@ -79,6 +80,8 @@ class Lab:
     query_vectors: dict[int, npt.NDArray[np.float32]]
     fts: sqlite3.Connection
     embedder: LocalEmbeddings
+    #: chunk id -> the text ingest indexes and embeds (title, headings, chunk: ``contextual_text``)
+    texts: dict[int, str] = field(default_factory=dict)
     _embedded: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict)
 
     @property
@@ -458,8 +461,8 @@ async def collect() -> Lab:
                 rows = (
                     await session.execute(
                         text(
-                            "SELECT c.id, d.source, c.position, d.title, c.text, c.embedding FROM chunk AS c "
-                            "JOIN document AS d ON d.id = c.document_id ORDER BY c.id"
+                            "SELECT c.id, d.source, c.position, d.title, c.text, c.embedding, c.heading_path "
+                            "FROM chunk AS c JOIN document AS d ON d.id = c.document_id ORDER BY c.id"
                         )
                     )
                 ).all()
@@ -485,7 +488,8 @@ async def collect() -> Lab:
     firsts = {str(r[1]): (str(r[3]), str(r[4])) for r in rows if int(r[2]) == 0}
     ids = np.array([int(r[0]) for r in rows], dtype=np.int64)
     matrix = np.vstack([from_bytes(bytes(r[5])) for r in rows])
-    return Lab(queries, tuning, chunks, ids, matrix, firsts, lexical, vector, lead, query_vectors, fts, embedder)
+    texts = {int(r[0]): contextual_text(str(r[3]), json.loads(r[6] or "[]"), str(r[4])) for r in rows}
+    return Lab(queries, tuning, chunks, ids, matrix, firsts, lexical, vector, lead, query_vectors, fts, embedder, texts)
 
 
 def main() -> None:
