@@ -37,7 +37,7 @@ from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.ids import new_id
 from app.principal import Principal
 from app.spaces import repository as spaces_repository
-from app.tools import openapi, repository
+from app.tools import openapi, openapi_worker, repository
 from app.tools.models import ToolDefinition
 from app.tools.service import AuthConfig, check_credentials_stay, check_egress, seal_auth
 from app.validation import check_http_url
@@ -139,7 +139,11 @@ async def _read(data: OpenApiImport, progress: Progress | None) -> _Read:
     slots = _slots.setdefault(loop, asyncio.Semaphore(READS_AT_ONCE))
     request = json.dumps({"spec": data.spec, "base_url": data.base_url, "include": data.include}).encode()
     # The child imports this very code, wherever it was imported from here.
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")])}
+    environment = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")]),
+        openapi_worker.PARENT_PID_VARIABLE: str(os.getpid()),
+    }
     async with slots:
         child = await asyncio.create_subprocess_exec(
             sys.executable,
