@@ -44,8 +44,10 @@ from bench.subscription_fanout import (
     wait_until_ready,
 )
 
-#: Issue #16: resident size with 10,000 tools and 1,000 subscribers.
+#: Issue #16: resident size with 10,000 tools and 1,000 subscribers under 250 MB (megabytes,
+#: 10^6 bytes: 238.4 MiB). Resident sizes are read and printed in MiB (2^20 bytes).
 GOAL_MB = 250.0
+GOAL_MIB = GOAL_MB * 1e6 / 2**20
 #: Pages of 50: a page of 100 with every field costs more than the default QUIVER_GRAPHQL_MAX_COST.
 LISTING = LISTING_OPERATION.replace("first: 100", "first: 50")
 CALLS_PER_STAGE = 3
@@ -207,10 +209,10 @@ def print_summary(runs: list[Run]) -> None:
                 f"({grown * 1024 / stage.subscribers:6.1f} KiB a subscriber)"
             )
     top = last.stages[-1]
-    verdict = "<" if top.rss_mb < GOAL_MB else ">="
+    verdict = "<" if top.rss_mb < GOAL_MIB else ">="
     print(
         f"  goal (issue #16): {top.tools} tools and {top.subscribers} subscribers: "
-        f"{top.rss_mb:.1f} MiB {verdict} {GOAL_MB:g} MiB"
+        f"{top.rss_mb:.1f} MiB = {top.rss_mb * 2**20 / 1e6:.1f} MB {verdict} {GOAL_MB:g} MB ({GOAL_MIB:.1f} MiB)"
     )
 
 
