@@ -20,6 +20,7 @@ With field middleware (a schema extension implementing ``resolve``) nothing is s
 
 from __future__ import annotations
 
+import enum
 import inspect
 import keyword
 import operator
@@ -51,6 +52,7 @@ from graphql import (
 from graphql.pyutils import Path, Undefined, gather_with_cancel
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.types.base import StrawberryObjectDefinition
+from strawberry.types.cast import TYPE_CAST_ATTRIBUTE
 from strawberry.types.field import StrawberryField
 
 #: Strawberry's back-reference from a graphql-core field to its StrawberryField.
@@ -113,11 +115,20 @@ def _fields(selection_set: SelectionSetNode | None, fragments: dict[str, Fragmen
 
 
 def _list_completer(
-    complete_item: Callable[[Any], Any], is_nullable: bool, is_item_nullable: bool, max_length: int | None = None
+    complete_item: Callable[[Any], Any],
+    is_nullable: bool,
+    is_item_nullable: bool,
+    max_length: int | None = None,
+    exact_item: tuple[type, bool] | None = None,
 ) -> Callable[[Any], Any]:
     """A list completed item by item in place; ``_SLOW`` for anything the ordinary path has to see:
     a null where none may be, an item that would not complete, another iterable (a generator could
-    be read only once), a list of ``max_length`` items or more."""
+    be read only once), a list of ``max_length`` items or more.
+
+    ``exact_item``: (the type a leaf item usually has, whether it is written by its member name):
+    a list whose every item has exactly that type is completed in one pass, without a call per item
+    (a ``str`` is its own output, an enum member its name)."""
+    exact_type, by_name = exact_item if exact_item is not None else (None, False)
 
     def complete_list(value: Any) -> Any:
         if value is None:
@@ -126,6 +137,12 @@ def _list_completer(
             return _SLOW
         if max_length is not None and len(value) >= max_length:
             return _SLOW
+        if exact_type is not None:
+            for item in value:
+                if type(item) is not exact_type:
+                    break
+            else:
+                return [item._name_ for item in value] if by_name else list(value)
         completed: list[Any] = []
         for item in value:
             if item is None:
@@ -152,7 +169,9 @@ def _leaf_completer(field_type: GraphQLOutputType) -> Callable[[Any], Any] | Non
         item_leaf = item_type if is_item_nullable else item_type.of_type
         if not is_leaf_type(item_leaf):
             return None
-        return _list_completer(_coerce_leaf(item_leaf), is_nullable, is_item_nullable)
+        return _list_completer(
+            _coerce_leaf(item_leaf), is_nullable, is_item_nullable, exact_item=_exact_item(item_leaf)
+        )
     if not is_leaf_type(inner):
         return None
     coerce = _coerce_leaf(inner)
@@ -191,6 +210,14 @@ def _coerce_leaf(leaf: GraphQLLeafType) -> Callable[[Any], Any]:
     if isinstance(leaf, GraphQLEnumType) and isinstance(wrapped, type):
         # Strawberry's enums: resolvers return members of the Python enum; each member's name
         # is a dict look-up instead of Strawberry's scan of the values.
+        if _named_by_member_name(leaf, wrapped):
+            # Each member's GraphQL name is its own name: read from the member (an enum member's
+            # hash is a Python-level call; a dict look-up by member costs two of them).
+
+            def coerce_named(value: Any) -> Any:
+                return value._name_ if type(value) is wrapped else coerce(value)  # type: ignore[attr-defined]
+
+            return coerce_named
         names: dict[Any, str] = {}
         for name, enum_value in leaf.values.items():
             try:
@@ -216,6 +243,40 @@ def _coerce_leaf(leaf: GraphQLLeafType) -> Callable[[Any], Any]:
     return coerce_exact
 
 
+def _named_by_member_name(leaf: GraphQLEnumType, wrapped: type) -> bool:
+    """Whether a Python enum's every member is written as its own ``_name_`` in the GraphQL enum
+    (Strawberry's default): one GraphQL value per member, of that member's name and value. Not for a
+    ``Flag`` (whose combinations are members of the class without a name of their own)."""
+    if not issubclass(wrapped, enum.Enum) or issubclass(wrapped, enum.Flag):
+        return False
+    members = list(wrapped)
+    if len(members) != len(leaf.values):
+        return False
+    for name, enum_value in leaf.values.items():
+        member = wrapped.__members__.get(name)
+        if member is None or member._name_ != name:
+            return False
+        try:
+            if wrapped(enum_value.value) is not member:
+                return False
+        except (ValueError, TypeError):
+            return False
+    return True
+
+
+def _exact_item(leaf: GraphQLLeafType) -> tuple[type, bool] | None:
+    """For :func:`_list_completer`: the type a leaf list's items usually have and keep (``str`` for
+    String and ID, ``bool``), or an enum written by its members' names; None otherwise."""
+    if leaf is GraphQLString or leaf is GraphQLID:
+        return (str, False)
+    if leaf is GraphQLBoolean:
+        return (bool, False)
+    wrapped = getattr(leaf, "wrapped_cls", None)
+    if isinstance(leaf, GraphQLEnumType) and isinstance(wrapped, type) and _named_by_member_name(leaf, wrapped):
+        return (wrapped, True)
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class _ObjectShape:
     """A field of an object type, or a list of one, completed without the generic steps."""
@@ -227,6 +288,7 @@ class _ObjectShape:
     item_type: GraphQLOutputType | None
     is_item_nullable: bool
     is_type_of: Callable[[Any, Any], Any] | None
+    origin: type | None  # the Python class whose plain instances Strawberry's check accepts
 
 
 def _object_shape(field_type: GraphQLOutputType) -> _ObjectShape | None:
@@ -241,11 +303,22 @@ def _object_shape(field_type: GraphQLOutputType) -> _ObjectShape | None:
         inner = item_type if is_item_nullable else item_type.of_type  # type: ignore[union-attr]
     if not isinstance(inner, GraphQLObjectType):
         return None
+    origin = None
     if inner.is_type_of is not None:
         # Only Strawberry's generated check (an isinstance test that ignores the info argument).
         definition = (inner.extensions or {}).get("strawberry-definition")
         if not isinstance(definition, StrawberryObjectDefinition) or definition.is_type_of is not None:
             return None
+        candidate = definition.origin
+        # An instance of exactly this class, not cast (``strawberry.cast`` sets an attribute on it),
+        # is one Strawberry's check accepts (``isinstance`` of its possible types).
+        if (
+            isinstance(candidate, type)
+            and not hasattr(candidate, TYPE_CAST_ATTRIBUTE)
+            and not hasattr(candidate, "__getattr__")
+            and _has_instance_dict(candidate)
+        ):
+            origin = candidate
     return _ObjectShape(
         field_type=field_type,
         object_type=inner,
@@ -254,7 +327,13 @@ def _object_shape(field_type: GraphQLOutputType) -> _ObjectShape | None:
         item_type=item_type,
         is_item_nullable=is_item_nullable,
         is_type_of=inner.is_type_of,
+        origin=origin,
     )
+
+
+def _has_instance_dict(cls: type) -> bool:
+    """Whether every instance of ``cls`` has a ``__dict__`` (where ``strawberry.cast`` leaves its mark)."""
+    return getattr(cls, "__dictoffset__", 0) != 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,7 +431,11 @@ def _fields_completer(fields: tuple[tuple[str, int, Any, Any, Any], ...]) -> Com
             lines.append(f"        if {value} is _MISSING: return _SLOW")  # its resolver has to run
         # The completer, and the check of its answer, only for a value the inline test does not take.
         slow = [f"            {value} = C{index}({value})", f"            if {value} is _SLOW: return _SLOW"]
-        if isinstance(exact, tuple):  # an enum: (its Python class, member → name)
+        if isinstance(exact, tuple) and exact[1] is None:  # an enum whose members are written by name
+            namespace[f"E{index}"] = exact[0]
+            lines.append(f"        if type({value}) is E{index}: {value} = {value}._name_")
+            lines.extend(["        else:", *slow])
+        elif isinstance(exact, tuple):  # an enum: (its Python class, member → name)
             namespace[f"E{index}"], namespace[f"N{index}"] = exact
             lines.append(f"        if type({value}) is E{index} and {value} in N{index}: {value} = N{index}[{value}]")
             lines.extend(["        else:", *slow])
@@ -433,6 +516,8 @@ def _exact_type(field_type: GraphQLOutputType) -> Any:
             return _IDENTITY
     wrapped = getattr(inner, "wrapped_cls", None)
     if isinstance(inner, GraphQLEnumType) and isinstance(wrapped, type):
+        if _named_by_member_name(inner, wrapped):
+            return (wrapped, None)
         names: dict[Any, str] = {}
         for name, enum_value in inner.values.items():
             try:
@@ -448,9 +533,14 @@ def _exact_type(field_type: GraphQLOutputType) -> Any:
 def _object_completer(shape: _ObjectShape, complete_fields: Compiled) -> Callable[[Any], Any]:
     """An object-typed value (or a short list of them) completed by its compiled selection."""
     is_type_of = shape.is_type_of
+    origin = shape.origin
 
     def complete_object(value: Any) -> Any:
-        if is_type_of is not None and is_type_of(value, None) is not True:
+        if (
+            is_type_of is not None
+            and (type(value) is not origin or TYPE_CAST_ATTRIBUTE in value.__dict__)
+            and is_type_of(value, None) is not True
+        ):
             return _SLOW
         return complete_fields(value)
 
