@@ -811,12 +811,19 @@ class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
         """The items of a list of objects, in order; an awaitable if any item is, or a slice ran out."""
         completed: list[Any] = []
         awaitable_items: list[int] = []
+        # What execute_fields tries first for each item, tried here without its path and calls.
+        compiled = self._compiled(shape.object_type, grouped_field_set)
         try:
             for index, item in enumerate(items):
                 if self.slice_due():
                     return self._complete_items_later(
                         shape, field_details_list, path, items, grouped_field_set, index, completed, awaitable_items
                     )
+                if compiled is not None and item is not None:
+                    done = compiled(item)
+                    if done is not _SLOW:
+                        completed.append(done)  # a dict: never awaitable
+                        continue
                 completed.append(self._complete_item(shape, field_details_list, path, index, item, grouped_field_set))
                 if self.is_awaitable(completed[-1]):
                     awaitable_items.append(index)
@@ -839,13 +846,18 @@ class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
         completed: list[Any],
         awaitable_items: list[int],
     ) -> list[Any]:
+        compiled = self._compiled(shape.object_type, grouped_field_set)
         try:
             for index in range(start, len(items)):
                 if self.slice_due():
                     await self.next_slice()
-                completed.append(
-                    self._complete_item(shape, field_details_list, path, index, items[index], grouped_field_set)
-                )
+                item = items[index]
+                if compiled is not None and item is not None:
+                    done = compiled(item)
+                    if done is not _SLOW:
+                        completed.append(done)
+                        continue
+                completed.append(self._complete_item(shape, field_details_list, path, index, item, grouped_field_set))
                 if self.is_awaitable(completed[-1]):
                     awaitable_items.append(index)
         except Exception:
