@@ -9,7 +9,9 @@ answers again. Subscribers elsewhere reconcile from the database, which holds th
 
 One Redis connection listens for the whole process; its messages are fanned out
 in-process to bounded per-subscriber queues, exactly like the in-process bus. A message
-this process published itself is skipped (it was delivered locally already). When the
+this process published itself is skipped (it was delivered locally already), and so is one
+delivered before: a send that timed out may still have reached Redis (a hung link that
+heals runs what it held), and the outbox sends it again. When the
 listening connection is lost the bus reconnects and subscribes again once Redis answers,
 and tells its ``on_reconnect`` listeners (what was published meanwhile was missed).
 """
@@ -22,7 +24,7 @@ import itertools
 import json
 import logging
 import secrets
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -43,6 +45,10 @@ OUTBOX_LIMIT = 1000
 BATCH_SIZE = 200
 #: How long ``close`` waits for the outbox to reach a live Redis.
 FLUSH_TIMEOUT_S = 5.0
+#: Messages of each other process remembered (by their sequence number), so that one sent
+#: twice is delivered once; and how many processes are remembered (the least recent goes).
+SEEN_PER_ORIGIN = 4096
+SEEN_ORIGINS = 256
 
 DROPPED = Counter(
     "quiver_events_dropped_total",
@@ -76,12 +82,14 @@ class RedisEventBus:
         self._sender: asyncio.Task[None] | None = None
         self._dropping = False
         self._reconnect_listeners: list[Callable[[], None]] = []
+        self._seen: OrderedDict[str, tuple[set[int], deque[int]]] = OrderedDict()
 
     # ------------------------------------------------------------ publishing
 
     async def publish(self, topic: str, event: Event) -> None:
+        sequence = next(self._sequence)
         try:
-            payload = json.dumps({"origin": self.origin, "event": event}, default=str)
+            payload = json.dumps({"origin": self.origin, "seq": sequence, "event": event}, default=str)
         except (TypeError, ValueError):
             logger.warning("event on %s cannot be encoded; dropped", topic, exc_info=True)
             DROPPED.inc()
@@ -98,7 +106,7 @@ class RedisEventBus:
                     "other replicas' subscribers reconcile from the database",
                     OUTBOX_LIMIT,
                 )
-        self._outbox.append((next(self._sequence), self._prefix + topic, payload))
+        self._outbox.append((sequence, self._prefix + topic, payload))
         BUFFERED.set(len(self._outbox))
         self._drained.clear()
         self._pending.set()
@@ -262,8 +270,28 @@ class RedisEventBus:
         except (TypeError, ValueError, KeyError):
             logger.warning("redis event bus: undecodable message on %s", topic)
             return
-        if origin != self.origin:
+        if origin != self.origin and self._first_delivery(origin, envelope.get("seq")):
             self._local.deliver(topic, event)
+
+    def _first_delivery(self, origin: str, sequence: Any) -> bool:
+        """False for a message of ``origin`` already delivered (sent again from its outbox)."""
+        if not isinstance(sequence, int):
+            return True  # a process that numbers nothing
+        seen = self._seen.get(origin)
+        if seen is None:
+            seen = self._seen[origin] = (set(), deque())
+            if len(self._seen) > SEEN_ORIGINS:
+                self._seen.popitem(last=False)
+        else:
+            self._seen.move_to_end(origin)
+        numbers, order = seen
+        if sequence in numbers:
+            return False
+        numbers.add(sequence)
+        order.append(sequence)
+        if len(order) > SEEN_PER_ORIGIN:
+            numbers.discard(order.popleft())
+        return True
 
     def subscriber_count(self, topic: str) -> int:
         return self._local.subscriber_count(topic)
