@@ -54,7 +54,19 @@ export type Sink<R> = {
   complete?: () => void;
 };
 
-export type SocketState = "connecting" | "connected" | "closed";
+/** "reconnecting": the socket dropped (a restart, a proxy, a sleeping laptop) and is being opened
+ *  again; live views say so, and their subscriptions start again by themselves once it is back. */
+export type SocketState = "connecting" | "connected" | "reconnecting" | "closed";
+
+// Between attempts to reopen a dropped socket: 1, 2, 4, 8 s, then every 15 s (plus up to 1 s, so
+// consoles do not all come back at once), for as long as it takes: a console left open on a
+// wall screen must come back after an outage of any length, not give up after five tries.
+const RETRY_CAP_MS = 15_000;
+const RETRY_JITTER_MS = 1_000;
+// Close codes after which graphql-ws does not retry (its isFatalInternalCloseCode and the
+// protocol's own refusals): the state is then "closed", not "reconnecting".
+const RETRIED_1XXX = [1001, 1005, 1006, 1012, 1013, 1014];
+const FATAL_4XXX = [4004, 4005, 4400, 4401, 4406, 4409, 4429, 4500, WS_FORBIDDEN];
 
 export class Api {
   private socket: Client | null = null;
@@ -133,13 +145,17 @@ export class Api {
         url: websocketUrl(),
         connectionParams: authorization(this.key),
         lazy: true,
-        retryAttempts: 5,
+        retryAttempts: Number.POSITIVE_INFINITY,
+        retryWait: (retries) =>
+          new Promise((resolve) =>
+            window.setTimeout(resolve, Math.min(1000 * 2 ** retries, RETRY_CAP_MS) + Math.random() * RETRY_JITTER_MS),
+          ),
         shouldRetry: (event) => !isForbidden(event),
         on: {
-          connecting: () => this.setSocketState("connecting"),
+          connecting: (isRetry) => this.setSocketState(isRetry ? "reconnecting" : "connecting"),
           connected: () => this.setSocketState("connected"),
           closed: (event) => {
-            this.setSocketState("closed");
+            this.setSocketState(willRetry(event) ? "reconnecting" : "closed");
             if (isForbidden(event)) this.onAuthLost("The server refused the API key on the live connection.");
           },
         },
@@ -151,6 +167,15 @@ export class Api {
 
 function isForbidden(event: unknown): boolean {
   return typeof event === "object" && event !== null && (event as { code?: number }).code === WS_FORBIDDEN;
+}
+
+/** Whether graphql-ws opens the socket again after this close (a normal closure, 1000, is the
+ *  client's own: the last subscription ended or the session closed). */
+function willRetry(event: unknown): boolean {
+  const code = typeof event === "object" && event !== null ? (event as { code?: unknown }).code : undefined;
+  if (typeof code !== "number") return true;
+  if (code >= 1000 && code <= 1999) return RETRIED_1XXX.includes(code);
+  return !FATAL_4XXX.includes(code);
 }
 
 function toError(error: unknown): Error {

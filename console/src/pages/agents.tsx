@@ -17,6 +17,7 @@ import {
   type RunRowFragment,
   UpdateAgentDocument,
 } from "../generated/graphql";
+import type { SocketState } from "../api";
 import { href, Link, navigate, useSearchParam } from "../router";
 import { useSession } from "../session";
 import {
@@ -380,6 +381,31 @@ function Invoke({ agentId, onFinished }: { agentId: string; onFinished: () => vo
   const mutation = useMutation();
   const stop = useRef<(() => void) | null>(null);
   useEffect(() => () => stop.current?.(), []);
+  const [socket, setSocket] = useState<SocketState>("connecting");
+  useEffect(() => api.onSocketState(setSocket), [api]);
+  const dropped = useRef(false);
+  const runId = run?.id ?? null;
+  const running = run?.status === "RUNNING";
+  // Events sent while the socket was down are not sent again: once it is back, the run is read
+  // as stored (it may have finished meanwhile); the subscription itself restarts by itself.
+  useEffect(() => {
+    if (socket === "reconnecting") dropped.current = true;
+    if (socket !== "connected" || !dropped.current || runId === null) return;
+    dropped.current = false;
+    api.request(AgentRunDocument, { id: runId }).then(
+      (data) => {
+        const stored = data.agentRun;
+        if (!stored || stored.id !== runId) return;
+        setRun(stored);
+        if (stored.status !== "RUNNING") {
+          stop.current?.();
+          stop.current = null;
+          onFinished();
+        }
+      },
+      () => undefined,
+    );
+  }, [api, socket, runId, onFinished]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -424,6 +450,13 @@ function Invoke({ agentId, onFinished }: { agentId: string; onFinished: () => vo
           <p>
             Run <code>{run.id}</code> <Badge tone={statusTone(run.status)}>{run.status}</Badge>
           </p>
+          {running && socket !== "connected" && (
+            <p class="muted" role="status">
+              {socket === "reconnecting"
+                ? "Reconnecting… the run goes on on the server; it is read again when the connection is back."
+                : "Connecting…"}
+            </p>
+          )}
           <ol class="events" aria-label="Run events" aria-live="polite">
             {events.map((item, index) => (
               <li key={index}>

@@ -75,7 +75,9 @@ export function LiveCallsPage() {
           ? "Listening: every finished call appears here as it happens."
           : state === "connecting"
             ? "Connecting…"
-            : "Disconnected."}
+            : state === "reconnecting"
+              ? "Reconnecting… the live connection dropped; calls finished meanwhile are not shown here."
+              : "Disconnected."}
         {paused && " Paused: new calls wait until you resume."}
       </p>
       {problem && (
