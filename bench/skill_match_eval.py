@@ -37,6 +37,7 @@ per call, p50/p95 over the held-out requests.
     .venv/bin/python -m bench.skill_match_eval --calibrate
     .venv/bin/python -m bench.skill_match_eval --tuning-only --no-latency   # while choosing: held-out not run
     .venv/bin/python -m bench.skill_match_eval --split fresh --no-latency   # measurement only
+    .venv/bin/python -m bench.skill_match_eval --out-of-catalogue --no-latency  # right skills removed
 """
 
 from __future__ import annotations
@@ -407,6 +408,44 @@ async def latency(
     return figures[0], figures[1], figures[2], figures[3]
 
 
+def without_right_skills(documents: Sequence[SkillDocument], request: Request) -> list[SkillDocument]:
+    """The catalogue without ``request``'s right skills: what it asks for, no skill of it serves."""
+    return [document for document in documents if document.skill_id not in request.expected]
+
+
+async def out_of_catalogue(
+    matcher: SkillMatcher, documents: list[SkillDocument], requests: Sequence[Request]
+) -> dict[str, list[str]]:
+    """What each request with a skill gets from the catalogue without its right skills
+    (:func:`without_right_skills`): a work request no skill serves. The sets' no-skill requests are
+    everyday ones, so they measure whether the gate tells work from everyday life; these measure
+    whether it tells "a skill here applies" from "this is a work request". A close neighbour of the
+    removed skill may still fairly apply (return label for a refund), so the share is an upper bound
+    on the false matches, for comparing gates side by side."""
+    return {
+        request.id: [
+            match.skill_id
+            for match in await matcher.match(without_right_skills(documents, request), request.text, top_k=5)
+        ]
+        for request in requests
+        if request.expected
+    }
+
+
+def report_out_of_catalogue(title: str, requests: Sequence[Request], returned: dict[str, list[str]]) -> None:
+    print(f"\n### {title}\n")
+    print("| slice | got something | requests |")
+    print("|---|---:|---:|")
+    chosen = [request for request in requests if request.id in returned]
+    groups: list[tuple[str, list[Request]]] = [("all", chosen)]
+    groups += [(f"lang {lang}", [r for r in chosen if r.lang == lang]) for lang in LANGS]
+    groups += [(f"kind {kind}", [r for r in chosen if r.kind == kind]) for kind in KINDS if kind != "no-skill"]
+    for name, group in groups:
+        if group:
+            got = sum(bool(returned[request.id]) for request in group)
+            print(f"| {name} | {got / len(group):.3f} | {len(group)} |")
+
+
 CAUSES = ("gate", "runner-up share", "rank", "false match")
 
 
@@ -505,6 +544,11 @@ async def main() -> None:
     parser.add_argument(
         "--misses", action="store_true", help="print the tuning requests that went wrong (never study the held-out)"
     )
+    parser.add_argument(
+        "--out-of-catalogue",
+        action="store_true",
+        help="each request with a skill against the catalogue without its right skills: share that gets anything",
+    )
     parser.add_argument("--no-latency", action="store_true", help="skip the latency table")
     parser.add_argument("--latency-only", action="store_true", help="only the latency table")
     parser.add_argument(
@@ -579,6 +623,12 @@ async def main() -> None:
         if matcher.is_cut("x" * (LONG_CHARS + 1)):
             thresholds += f"; cut {calibration.threshold_for(False, True)} / {calibration.threshold_for(True, True)}"
         print(f"\n## {mode} (gate thresholds {thresholds}, runner-up share {matching.RUNNER_UP_SHARE})")
+        if arguments.out_of_catalogue:
+            chosen = tuning if arguments.show_tuning else held_out
+            name = "tuning" if arguments.show_tuning else arguments.split
+            found = await out_of_catalogue(matcher, documents, chosen)
+            report_out_of_catalogue(f"{mode}, {name}, right skills removed from the catalogue", chosen, found)
+            continue
         if arguments.long:
             chosen = tuning if arguments.show_tuning else held_out
             name = "tuning" if arguments.show_tuning else arguments.split

@@ -1,5 +1,6 @@
-"""The smoothed threshold rule ``bench/skill_match_eval.py --calibrate`` uses for the local
-model's gate: the expected tail of the no-skill requests' gate probabilities, not their count."""
+"""Pieces of ``bench/skill_match_eval.py``: the smoothed threshold rule ``--calibrate`` uses for the
+local model's gate (the expected tail of the no-skill requests' gate probabilities, not their count),
+and the catalogues of ``--out-of-catalogue``."""
 
 from __future__ import annotations
 
@@ -26,3 +27,17 @@ def test_a_larger_budget_gives_a_lower_cut_and_the_floor_holds() -> None:
     assert smoothed_threshold(probabilities, 0.10) < smoothed_threshold(probabilities, 0.03)
     assert smoothed_threshold(probabilities, 0.10, floor=0.95) >= 0.95
     assert smoothed_threshold([], 0.05, floor=0.4) == 0.4
+
+
+def test_out_of_catalogue_removes_every_right_skill_and_nothing_else() -> None:
+    from bench.skill_match_eval import Request, document_of, load, without_right_skills
+
+    skills, requests = load()
+    documents = [document_of(skill) for skill in skills]
+    request = next(item for item in requests if len(item.expected) >= 1)
+    kept = without_right_skills(documents, request)
+    assert {document.skill_id for document in kept} == {document.skill_id for document in documents} - set(
+        request.expected
+    )
+    everyday = Request("x", "Which beach is best in July?", "en", "no-skill", (), "tuning")
+    assert without_right_skills(documents, everyday) == documents
