@@ -24,8 +24,10 @@ ever retrieving anything or backtracking.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -66,6 +68,10 @@ MAX_SCHEMA_DEPTH = 64
 #: Most steps one validation may take (about 1 s of the event loop at 10 µs a step): 7,000
 #: order lines of five typed fields each take about 100,000.
 MAX_VALIDATION_STEPS = 100_000
+#: Steps a check may take on the event loop (a few milliseconds); one needing more is done
+#: again on a worker thread (``checked``), where the interpreter lets the loop in every few
+#: milliseconds instead of holding it for the whole check (100,000 steps: 1-2 s).
+ON_LOOP_STEPS = 2_000
 #: Most subschemas one schema may apply to one value in place (along every path of allOf,
 #: anyOf, oneOf, not, if / then / else, dependentSchemas and references): real schemas apply
 #: tens; ``anyOf`` of two references to the next level applies 2^depth.
@@ -239,6 +245,24 @@ def schema_errors(validator: Validator, instance: Any, limit: int = MAX_VALIDATI
         return list(validator.iter_errors(instance))
     finally:
         _budget.reset(token)
+
+
+async def checked(validator: Validator, instance: Any, limit: int = MAX_VALIDATION_STEPS) -> list[ValidationError]:
+    """``schema_errors`` as a coroutine: on the event loop when it takes at most
+    ``ON_LOOP_STEPS`` steps (nearly every call), else again from the start on the one worker
+    thread for long checks, so one tenant's large or intricate arguments do not hold every
+    other request up."""
+    try:
+        return schema_errors(validator, instance, min(limit, ON_LOOP_STEPS))
+    except ValidationTooCostlyError:
+        if limit <= ON_LOOP_STEPS:
+            raise
+    return await asyncio.get_running_loop().run_in_executor(_CHECKS, schema_errors, validator, instance, limit)
+
+
+#: One thread for the long checks: each more running at once would take the interpreter from
+#: the event loop as often again (and they are done no sooner: the interpreter runs one at a time).
+_CHECKS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="schema-check")
 
 
 @lru_cache(maxsize=1024)

@@ -47,7 +47,7 @@ from app.gateway.models import IdempotencyRecord
 from app.gateway.quotas import QuotaGuard
 from app.gateway.redaction import SecretScrubber, json_safe
 from app.ids import new_id
-from app.jsonschemas import UnsafeSchemaError, ValidationTooCostlyError, schema_errors, validator_for
+from app.jsonschemas import UnsafeSchemaError, ValidationTooCostlyError, checked, validator_for
 from app.principal import Principal
 from app.scheduling import waiting_outside
 from app.tools import repository as tools_repository
@@ -220,7 +220,7 @@ class ToolGateway:
                 # A space the caller cannot reach: nothing is logged into it.
                 return self._envelope_only(trace_id, clock, _not_available(tool_id))
             tool, validator = resolved
-            merged = self._check(request, tool, validator)
+            merged = await self._check(request, tool, validator)
             if request.idempotency_key:
                 data, failure, attempts = await self._run_idempotent(request, tool, merged, trace_id)
             else:
@@ -251,7 +251,7 @@ class ToolGateway:
             resolved = await self._resolve(request)
             if resolved is None:
                 return _not_available(tool_id)
-            self._check(request, *resolved)
+            await self._check(request, *resolved)
         except ToolFailure as refused:
             return refused
         return None
@@ -301,13 +301,13 @@ class ToolGateway:
             )
         return ResolvedTool(space_exists, tool, visible, validator)
 
-    def _check(self, request: CallRequest, tool: ToolDefinition, validator: Validator) -> dict[str, Any]:
+    async def _check(self, request: CallRequest, tool: ToolDefinition, validator: Validator) -> dict[str, Any]:
         if not isinstance(request.arguments, dict):
             raise ToolFailure(PARAM_INVALID, "Arguments must be a JSON object.", "(root): not an object")
         # Platform-held values win: the caller can never set or override them.
         merged = {**request.arguments, **(tool.static_arguments or {})}
         try:
-            errors = sorted(schema_errors(validator, merged), key=lambda error: list(error.path))
+            errors = sorted(await checked(validator, merged), key=lambda error: list(error.path))
         except ValidationTooCostlyError as costly:
             raise ToolFailure(
                 PARAM_INVALID,

@@ -45,7 +45,7 @@ from app.db import utcnow
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.events.bus import Subscription
 from app.ids import new_id
-from app.jsonschemas import ValidationTooCostlyError, schema_errors, validator_for
+from app.jsonschemas import ValidationTooCostlyError, checked, validator_for
 from app.pipelines import contract, repository
 from app.pipelines.models import PipelineRun
 from app.pipelines.service import StepSpec, get_pipeline_for
@@ -123,7 +123,7 @@ class PipelineRunner:
                 "TOO_LONG", f"The input is at most {MAX_INPUT_CHARS} characters of JSON.", ["input", "input"]
             )
         steps = [StepSpec.from_json(step) for step in version.steps]
-        refusal = _schema_error(steps[0].input_schema, request.input)
+        refusal = await _schema_error(steps[0].input_schema, request.input)
         if refusal is not None:
             raise DomainError(
                 "INPUT_INVALID",
@@ -367,7 +367,7 @@ class PipelineRunner:
         agent_run_id: str | None = entry.get("runId")
         started_here = agent_run_id is None
         if agent_run_id is None:
-            refusal = _schema_error(step.input_schema, previous)
+            refusal = await _schema_error(step.input_schema, previous)
             if refusal is not None:
                 raise StepFailedError("INPUT_INVALID", f"its input does not fit its inputSchema: {refusal}")
             try:
@@ -414,7 +414,7 @@ class PipelineRunner:
         is_json, output = contract.parse_output(finished.output)
         if not is_json:
             raise StepFailedError("OUTPUT_NOT_JSON", "its agent did not answer with JSON")
-        refusal = _schema_error(step.output_schema, output)
+        refusal = await _schema_error(step.output_schema, output)
         if refusal is not None:
             raise StepFailedError("OUTPUT_INVALID", f"its output does not fit its outputSchema: {refusal}")
         return output
@@ -510,11 +510,11 @@ class PipelineRunner:
             logger.warning("pipeline event %s of %s not published", kind, pipeline_run_id, exc_info=True)
 
 
-def _schema_error(schema: dict[str, Any] | None, value: Any) -> str | None:
+async def _schema_error(schema: dict[str, Any] | None, value: Any) -> str | None:
     if not schema:
         return None
     try:
-        errors = schema_errors(validator_for(schema), value)
+        errors = await checked(validator_for(schema), value)
     except ValidationTooCostlyError as costly:
         return f"the value takes too much work to check against the schema (more than {costly.limit} steps)"
     if not errors:

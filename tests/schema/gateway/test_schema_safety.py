@@ -349,3 +349,16 @@ class TestValidationWork:
             assert [
                 problem["path"] for problem in problems(await invoke(gql, space.id, tool["id"], {"a": duplicated}))
             ] == ["/a"]
+
+    async def test_a_check_longer_than_the_loop_allows_is_finished_with_the_same_answer(
+        self, gql: GraphQLClient, keys: Keys, tool_server: ToolServer
+    ) -> None:
+        """Past ON_LOOP_STEPS the check runs again on a worker thread: same errors, same success."""
+        space = await keys.space("alpha")
+        schema = object_schema(a={"type": "array", "items": {"type": "integer", "minimum": 0}})
+        tool = await http_tool(gql, tool_server, f"/ok/{fresh('long_check')}", inputSchema=schema)
+        items = list(range(jsonschemas.ON_LOOP_STEPS * 2))
+
+        assert (await invoke(gql, space.id, tool["id"], {"a": items}))["status"] == "SUCCESS"
+        envelope = await invoke(gql, space.id, tool["id"], {"a": [*items, -1, "x"]})
+        assert [problem["path"] for problem in problems(envelope)] == [f"/a/{len(items)}", f"/a/{len(items) + 1}"]
