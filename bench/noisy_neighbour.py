@@ -5,6 +5,7 @@
 then while the noisy tenant (a MEMBER key of another space, from a second process, with
 several requests in flight) cycles through: a query just under the cost limit, one far
 over it, calculator worst cases, a backtracking pattern on a 100,000-character argument,
+arguments whose schema check doubles with each level (stopped at the validation budget),
 matchSkills with the longest query allowed, a body just under the size limit, one over
 it, and JSON nested 1,000 deep. Prints both sides, the quiet tenant's ratio to its idle
 run, and the load average. Goal: the quiet p99 under load stays below 50 ms.
@@ -46,7 +47,9 @@ def gql_body(query: str, variables: dict[str, Any] | None = None) -> bytes:
     return json.dumps({"query": query, "variables": variables or {}}).encode()
 
 
-def heavy_requests(space_id: str, pattern_tool: str, max_request_bytes: int, max_cost: int) -> dict[str, bytes]:
+def heavy_requests(
+    space_id: str, pattern_tool: str, max_request_bytes: int, max_cost: int, doubling_tool: str = ""
+) -> dict[str, bytes]:
     """The noisy tenant's requests, built once (so the client's own work stays out of the way)."""
     from schema.limits import operation_cost
     from schema.schema import build_schema
@@ -75,6 +78,9 @@ def heavy_requests(space_id: str, pattern_tool: str, max_request_bytes: int, max
         return gql_body(invoke, {"i": {"spaceId": space_id, "toolId": tool_id, "arguments": arguments}})
 
     label_room = max_request_bytes - 400
+    nested: dict[str, Any] = {}
+    for _ in range(20):  # 2^20 subschema applications: stopped at the validation budget
+        nested = {"a": nested}
     return {
         f"cost-{costly_cost}": gql_body(costly),
         "cost-over-limit": gql_body("{ " + over + " }"),
@@ -82,6 +88,7 @@ def heavy_requests(space_id: str, pattern_tool: str, max_request_bytes: int, max
         "calc-depth": call("bt_calculator", {"expression": "-" * 498 + "1"}),
         "calc-digits": call("bt_calculator", {"expression": "10 ** 399 * 9 + (10 ** 300) ** 2"}),
         "pattern-100k": call(pattern_tool, {"text": "a" * 100_000 + "!"}),
+        **({"schema-doubling": call(doubling_tool, nested)} if doubling_tool else {}),
         "match-4000": gql_body(
             "query($s: ID!, $q: String!) { matchSkills(spaceId: $s, query: $q, topK: 10) { score skill { id } } }",
             {"s": space_id, "q": MIXED_QUERY[:4000]},
@@ -217,7 +224,24 @@ def setup(url: str, admin: str, environment: dict[str, str]) -> dict[str, str]:
             },
         )["createTool"]["tool"]
         pattern_tool = pattern_tool or tool["id"]
+    # Each level applies the next one twice: a check that stops at the validation budget (app.jsonschemas).
+    twice = {"allOf": [{"$ref": "#/$defs/level"}, {"$ref": "#/$defs/level"}]}
+    doubling = {"type": "object", "$defs": {"twice": twice, "level": {"properties": {"a": {"$ref": "#/$defs/twice"}}}}}
+    doubling_tool = gql(
+        create_tool,
+        {
+            "i": {
+                "name": "doubling",
+                "label": "Doubling",
+                "description": "A schema whose work doubles with each level of the value.",
+                "inputSchema": {**doubling, "$ref": "#/$defs/twice"},
+                "endpoint": "https://tools.invalid/never-called",
+                "spaceIds": [noisy],
+            }
+        },
+    )["createTool"]["tool"]["id"]
     return {
+        "doubling_tool": doubling_tool,
         "noisy": noisy,
         "quiet": quiet,
         "pattern_tool": pattern_tool,
@@ -276,7 +300,11 @@ def main() -> None:
                 wait_until_up(url, process)
                 ids = setup(url, admin, environment)
                 requests = heavy_requests(
-                    ids["noisy"], ids["pattern_tool"], max_request_bytes, settings.graphql_max_cost
+                    ids["noisy"],
+                    ids["pattern_tool"],
+                    max_request_bytes,
+                    settings.graphql_max_cost,
+                    ids.get("doubling_tool", ""),
                 )
 
                 # Every kind once, so neither run pays for a cold cache.
