@@ -424,25 +424,23 @@ export function useCursorPages(resetKey: string) {
   };
 }
 
+/** A connection's page of `pageSize` and the buttons to its neighbours (`useCursorPages`). */
 export function Pager({
   label,
-  page,
+  pages,
   pageSize,
-  shown,
-  total,
-  hasNext,
-  onNext,
-  onPrevious,
+  connection,
 }: {
   label: string;
-  page: number;
+  pages: ReturnType<typeof useCursorPages>;
   pageSize: number;
-  shown: number;
-  total: number;
-  hasNext: boolean;
-  onNext: () => void;
-  onPrevious: () => void;
+  connection: { edges: readonly unknown[]; totalCount: number; pageInfo: { hasNextPage: boolean; endCursor?: string | null } };
 }) {
+  const { page, previous: onPrevious } = pages;
+  const shown = connection.edges.length;
+  const total = connection.totalCount;
+  const hasNext = connection.pageInfo.hasNextPage;
+  const onNext = () => pages.next(connection.pageInfo.endCursor ?? null);
   const first = total === 0 ? 0 : (page - 1) * pageSize + 1;
   return (
     <nav class="pager" aria-label={`${label} pages`}>

@@ -19,6 +19,7 @@ SIGN_OUT_DEADLINE_MS = 15_000
 # GraphiQL's subscription: tool calls made until one of their events shows, and how long each gets.
 SUBSCRIPTION_CALLS = 10
 SUBSCRIPTION_EVENT_MS = 3_000
+EN_DASH = "\u2013"  # between a pager's first and last row number
 
 
 def expect(locator: Any) -> Any:
@@ -156,6 +157,38 @@ class TestSpacesAndTools:
         rows = page.get_by_role("table", name="Tools").get_by_role("row")
         await expect(rows).to_have_count(2)
         await expect(rows.nth(1)).to_contain_text(tool_name)
+
+
+class TestPaging:
+    async def test_the_spaces_list_pages_forward_and_back(self, visit: Visit, quiver: Quiver) -> None:
+        """The pager of a list (one component for every list of the console): 50 a page, the
+        range it shows, Next and Previous following the connection's cursors."""
+        count = "{ spaces(first: 1) { totalCount } }"
+        total = (await quiver.graphql(count))["spaces"]["totalCount"]
+        for _ in range(max(0, 51 - total)):
+            await quiver.create_space(unique("paged").replace("-", "_"))
+        total = (await quiver.graphql(count))["spaces"]["totalCount"]
+        assert 50 < total <= 100
+        page = visit.page
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.go("Spaces")
+        pager = page.get_by_role("navigation", name="Spaces pages")
+        rows = page.get_by_role("table", name="Spaces").get_by_role("row")
+
+        await expect(pager).to_contain_text(f"1{EN_DASH}50 of {total}")
+        await expect(rows).to_have_count(51)  # with the header row
+        await expect(pager.get_by_role("button", name="Previous page")).to_be_disabled()
+        first_space = await rows.nth(1).get_by_role("link").inner_text()
+        await pager.get_by_role("button", name="Next page").click()
+
+        await expect(pager).to_contain_text(f"51{EN_DASH}{total} of {total}")
+        await expect(rows).to_have_count(total - 50 + 1)
+        await expect(pager.get_by_role("button", name="Next page")).to_be_disabled()
+        await expect(rows.nth(1).get_by_role("link")).not_to_have_text(first_space)
+        await pager.get_by_role("button", name="Previous page").click()
+
+        await expect(pager).to_contain_text(f"1{EN_DASH}50 of {total}")
+        await expect(rows.nth(1).get_by_role("link")).to_have_text(first_space)
 
 
 class TestLiveCalls:

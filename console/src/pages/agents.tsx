@@ -41,7 +41,7 @@ import {
   useMutation,
   when,
 } from "../ui";
-import { useSpaceOptions } from "./tools";
+import { spaceChoices, useSpaceOptions } from "./tools";
 
 const PAGE_SIZE = 50;
 
@@ -98,16 +98,7 @@ function AgentList() {
             </tbody>
           </table>
           {connection.edges.length === 0 && <p class="empty">No agent yet.</p>}
-          <Pager
-            label="Agents"
-            page={pages.page}
-            pageSize={PAGE_SIZE}
-            shown={connection.edges.length}
-            total={connection.totalCount}
-            hasNext={connection.pageInfo.hasNextPage}
-            onNext={() => pages.next(connection.pageInfo.endCursor)}
-            onPrevious={pages.previous}
-          />
+          <Pager label="Agents" pages={pages} pageSize={PAGE_SIZE} connection={connection} />
         </>
       )}
     </>
@@ -269,7 +260,7 @@ function AgentForm({ agent, onSaved, onCancel }: { agent: Agent | null; onSaved?
           value={effectiveSpace}
           onChange={setSpaceId}
           errors={mutation.errors}
-          options={(spaces.data ?? []).map((space) => [space.id, space.label] as const)}
+          options={spaceChoices(spaces.data)}
         />
       )}
       <TextField label="Name" name="name" value={name} onInput={setName} errors={mutation.errors} />

@@ -24,7 +24,7 @@ import {
   useMutation,
   when,
 } from "../ui";
-import { useSpaceOptions } from "./tools";
+import { spaceChoices, useSpaceOptions } from "./tools";
 
 const PAGE_SIZE = 50;
 type Key = ApiKeysQuery["apiKeys"]["edges"][number]["node"];
@@ -124,16 +124,7 @@ export function ApiKeysPage() {
                 </tbody>
               </table>
               {connection.edges.length === 0 && <p class="empty">No key in this state.</p>}
-              <Pager
-                label="API keys"
-                page={pages.page}
-                pageSize={PAGE_SIZE}
-                shown={connection.edges.length}
-                total={connection.totalCount}
-                hasNext={connection.pageInfo.hasNextPage}
-                onNext={() => pages.next(connection.pageInfo.endCursor)}
-                onPrevious={pages.previous}
-              />
+              <Pager label="API keys" pages={pages} pageSize={PAGE_SIZE} connection={connection} />
             </>
           )}
         </>
@@ -229,7 +220,7 @@ function CreateKey({ onDone }: { onDone: (created: { id: string; secret: string 
           value={spaceId}
           onChange={setSpaceId}
           errors={mutation.errors}
-          options={(spaces.data ?? []).map((space) => [space.id, space.label] as const)}
+          options={spaceChoices(spaces.data)}
         />
       )}
       <TextField label="Label" name="label" value={label} onInput={setLabel} errors={mutation.errors} hint="A note to recognise the key by." />

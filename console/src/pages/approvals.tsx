@@ -34,7 +34,7 @@ import {
   useMutation,
   when,
 } from "../ui";
-import { useSpaceOptions } from "./tools";
+import { spaceChoices, useSpaceOptions } from "./tools";
 
 /** How often the page asks for the pending approvals while it is visible and not live. */
 export const APPROVALS_POLL_MS = 3000;
@@ -145,7 +145,7 @@ export function ApprovalsPage() {
   const spaces = useSpaceOptions();
   const param = useSearchParam("space");
   const [chosen, setChosen] = useState(param ?? viewer.space?.id ?? rememberedSpace());
-  const options = (spaces.data ?? []).map((space) => [space.id, space.label] as const);
+  const options = spaceChoices(spaces.data);
   // A space this key cannot see (a stale address or memory) falls back to the first it can.
   const spaceId = spaces.data === null || options.some(([id]) => id === chosen) ? chosen : (options[0]?.[0] ?? "");
   const pages = useCursorPages(spaceId);
@@ -222,16 +222,7 @@ export function ApprovalsPage() {
             />
           ))}
           {shown.totalCount > PAGE_SIZE && (
-            <Pager
-              label="Approvals"
-              page={pages.page}
-              pageSize={PAGE_SIZE}
-              shown={shown.edges.length}
-              total={shown.totalCount}
-              hasNext={shown.pageInfo.hasNextPage}
-              onNext={() => pages.next(shown.pageInfo.endCursor)}
-              onPrevious={pages.previous}
-            />
+            <Pager label="Approvals" pages={pages} pageSize={PAGE_SIZE} connection={shown} />
           )}
         </>
       )}

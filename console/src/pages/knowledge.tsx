@@ -27,7 +27,7 @@ import {
   useMutation,
   when,
 } from "../ui";
-import { useSpaceOptions } from "./tools";
+import { spaceChoices, useSpaceOptions } from "./tools";
 
 const PAGE_SIZE = 50;
 const TEXT_SUFFIXES = [".md", ".markdown", ".txt", ".html", ".htm"];
@@ -83,16 +83,7 @@ function KnowledgeHome() {
             </tbody>
           </table>
           {connection.edges.length === 0 && <p class="empty">No knowledge base yet.</p>}
-          <Pager
-            label="Knowledge bases"
-            page={pages.page}
-            pageSize={PAGE_SIZE}
-            shown={connection.edges.length}
-            total={connection.totalCount}
-            hasNext={connection.pageInfo.hasNextPage}
-            onNext={() => pages.next(connection.pageInfo.endCursor)}
-            onPrevious={pages.previous}
-          />
+          <Pager label="Knowledge bases" pages={pages} pageSize={PAGE_SIZE} connection={connection} />
           <SearchPlayground bases={connection.edges.map(({ node }) => ({ id: node.id, label: node.label, spaceId: node.space.id }))} />
         </>
       )}
@@ -132,7 +123,7 @@ function CreateKnowledgeBase() {
             value={spaceId}
             onChange={setSpaceId}
             errors={mutation.errors}
-            options={(spaces.data ?? []).map((space) => [space.id, space.label] as const)}
+            options={spaceChoices(spaces.data)}
           />
         )}
         <TextField label="Name" name="name" value={name} onInput={setName} errors={mutation.errors} hint="Unique in the space: ^[a-zA-Z0-9_-]{1,64}$." />
@@ -300,7 +291,7 @@ function SearchPlayground({ bases }: { bases: { id: string; label: string; space
       <h2 id="search-title">Search playground</h2>
       <form class="card form" onSubmit={search} role="search" aria-label="Search knowledge">
         {!viewer.space && (
-          <SelectField label="Space" name="spaceId" value={spaceId} onChange={setSpaceId} options={(spaces.data ?? []).map((space) => [space.id, space.label] as const)} />
+          <SelectField label="Space" name="spaceId" value={spaceId} onChange={setSpaceId} options={spaceChoices(spaces.data)} />
         )}
         <TextField label="Query" name="query" value={query} onInput={setQuery} />
         <TextField label="Results" name="topK" value={topK} onInput={setTopK} type="number" />

@@ -6,7 +6,7 @@ import { type CallRowFragment, type CallStatus, LiveToolCallsDocument } from "..
 import { Link } from "../router";
 import { useSession } from "../session";
 import { Badge, JsonBlock, ms, PageHeader, SelectField, statusTone, TextField, when } from "../ui";
-import { useSpaceOptions } from "./tools";
+import { spaceChoices, useSpaceOptions } from "./tools";
 
 // Kept in the table: enough to read a burst, bounded so a busy gateway cannot grow the page forever.
 const MAX_ROWS = 500;
@@ -91,7 +91,7 @@ export function LiveCallsPage() {
           name="spaceId"
           value={spaceId}
           onChange={setSpaceId}
-          options={[["", "Every space"], ...(spaces.data ?? []).map((space) => [space.id, space.label] as const)]}
+          options={[["", "Every space"], ...spaceChoices(spaces.data)]}
         />
         <TextField label="Tool id" name="toolId" value={toolId} onInput={setToolId} placeholder="e.g. bt_calculator" />
         <SelectField

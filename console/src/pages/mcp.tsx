@@ -70,16 +70,7 @@ export function McpServersPage() {
         <ServerCard key={node.id} server={node} onChanged={servers.reload} />
       ))}
       {connection && connection.totalCount > PAGE_SIZE && (
-        <Pager
-          label="MCP servers"
-          page={pages.page}
-          pageSize={PAGE_SIZE}
-          shown={connection.edges.length}
-          total={connection.totalCount}
-          hasNext={connection.pageInfo.hasNextPage}
-          onNext={() => pages.next(connection.pageInfo.endCursor)}
-          onPrevious={pages.previous}
-        />
+        <Pager label="MCP servers" pages={pages} pageSize={PAGE_SIZE} connection={connection} />
       )}
     </>
   );
@@ -190,16 +181,7 @@ function ServerCard({ server, onChanged }: { server: Server; onChanged: () => vo
         </tbody>
       </table>
       {tools && tools.totalCount > TOOLS_PAGE_SIZE && (
-        <Pager
-          label={`Tools of ${server.name}`}
-          page={toolPages.page}
-          pageSize={TOOLS_PAGE_SIZE}
-          shown={tools.edges.length}
-          total={tools.totalCount}
-          hasNext={tools.pageInfo.hasNextPage}
-          onNext={() => toolPages.next(tools.pageInfo.endCursor)}
-          onPrevious={toolPages.previous}
-        />
+        <Pager label={`Tools of ${server.name}`} pages={toolPages} pageSize={TOOLS_PAGE_SIZE} connection={tools} />
       )}
     </section>
   );

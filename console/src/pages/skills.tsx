@@ -39,7 +39,7 @@ import {
   useMutation,
   when,
 } from "../ui";
-import { useSpaceOptions } from "./tools";
+import { spaceChoices, useSpaceOptions } from "./tools";
 
 const PAGE_SIZE = 50;
 
@@ -118,16 +118,7 @@ function SkillList() {
               ))}
             </tbody>
           </table>
-          <Pager
-            label="Skills"
-            page={pages.page}
-            pageSize={PAGE_SIZE}
-            shown={connection.edges.length}
-            total={connection.totalCount}
-            hasNext={connection.pageInfo.hasNextPage}
-            onNext={() => pages.next(connection.pageInfo.endCursor)}
-            onPrevious={pages.previous}
-          />
+          <Pager label="Skills" pages={pages} pageSize={PAGE_SIZE} connection={connection} />
         </>
       )}
       <MatchPlayground />
@@ -139,7 +130,7 @@ function SpaceChoice({ value, onChange, allowGlobal, errors }: { value: string; 
   const spaces = useSpaceOptions();
   const options: (readonly [string, string])[] = [
     ...(allowGlobal ? [["", "Global (every space)"] as const] : []),
-    ...(spaces.data ?? []).map((space) => [space.id, space.label] as const),
+    ...spaceChoices(spaces.data),
   ];
   return <SelectField label="Space" name="spaceId" value={value} onChange={onChange} options={options} errors={errors} />;
 }
@@ -565,7 +556,7 @@ function MatchPlayground() {
   const [query, setQuery] = useState("");
   const [matches, setMatches] = useState<Match[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
-  const choices = (spaces.data ?? []).map((space) => [space.id, space.label] as const);
+  const choices = spaceChoices(spaces.data);
   const submit = async (event: Event) => {
     event.preventDefault();
     setProblem(null);

@@ -71,16 +71,7 @@ function SpaceList() {
               ))}
             </tbody>
           </table>
-          <Pager
-            label="Spaces"
-            page={pages.page}
-            pageSize={PAGE_SIZE}
-            shown={connection.edges.length}
-            total={connection.totalCount}
-            hasNext={connection.pageInfo.hasNextPage}
-            onNext={() => pages.next(connection.pageInfo.endCursor)}
-            onPrevious={pages.previous}
-          />
+          <Pager label="Spaces" pages={pages} pageSize={PAGE_SIZE} connection={connection} />
         </>
       )}
     </>

@@ -61,6 +61,11 @@ export function ToolsPage({ sub }: { sub: string }) {
   return <ToolList />;
 }
 
+/** Spaces as a SelectField's options: [id, label]. */
+export function spaceChoices(spaces: readonly { id: string; label: string }[] | null): (readonly [string, string])[] {
+  return (spaces ?? []).map((space) => [space.id, space.label] as const);
+}
+
 export function useSpaceOptions() {
   const { api } = useSession();
   return useLoad(async () => (await api.request(SpaceOptionsDocument, {})).spaces.edges.map(({ node }) => node), []);
@@ -148,7 +153,7 @@ function ToolList() {
           name="space"
           value={spaceId}
           onChange={setSpaceId}
-          options={[["", can.admin ? "Every space" : "My space"], ...(spaces.data ?? []).map((space) => [space.id, space.label] as const)]}
+          options={[["", can.admin ? "Every space" : "My space"], ...spaceChoices(spaces.data)]}
           hint={spaceId ? "Tools visible in this space." : undefined}
         />
         <SelectField
@@ -180,16 +185,7 @@ function ToolList() {
             </tbody>
           </table>
           {connection.edges.length === 0 && <p class="empty">No tool matches.</p>}
-          <Pager
-            label="Tools"
-            page={pages.page}
-            pageSize={PAGE_SIZE}
-            shown={connection.edges.length}
-            total={connection.totalCount}
-            hasNext={connection.pageInfo.hasNextPage}
-            onNext={() => pages.next(connection.pageInfo.endCursor)}
-            onPrevious={pages.previous}
-          />
+          <Pager label="Tools" pages={pages} pageSize={PAGE_SIZE} connection={connection} />
         </div>
       )}
     </>
@@ -479,7 +475,7 @@ function TryTool({ tool }: { tool: ToolDetail }) {
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   if (!can.invoke || tool.status !== "ACTIVE") return null;
-  const choices = (spaces.data ?? []).map((space) => [space.id, space.label] as const);
+  const choices = spaceChoices(spaces.data);
   const submit = async (event: Event) => {
     event.preventDefault();
     const parsed = parseJson(argumentsText);
