@@ -344,6 +344,21 @@ TEXT_KINDS: dict[tuple[str, str], str] = {
 }
 
 
+#: Most distinct tags a filter (tools, visibleTools, skills) may require: each is a condition of
+#: the query, and SQLite refuses a query of about a thousand ("Expression tree is too large").
+MAX_FILTER_TAGS = 100
+
+
+def filter_tags(tags: list[str] | None) -> tuple[str, ...]:
+    """A filter's tags, each once; more than ``MAX_FILTER_TAGS`` is a top-level ``TOO_LONG``."""
+    distinct = tuple(dict.fromkeys(tags or ()))
+    if len(distinct) > MAX_FILTER_TAGS:
+        raise ClientError(
+            f"filter.tags holds {len(distinct)} tags; at most {MAX_FILTER_TAGS} are accepted.", "TOO_LONG"
+        )
+    return distinct
+
+
 #: Root fields that bound their own inputs and answer in their own shape: invokeTool always
 #: answers an envelope (its gateway refuses over-long ids with TOOL_NOT_AVAILABLE or PARAM_INVALID).
 OWN_BOUNDS = frozenset({"invoke_tool"})

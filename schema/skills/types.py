@@ -16,6 +16,7 @@ from app.skills.service import export_skill_md
 from schema import visibility
 from schema.context import Info
 from schema.enums import Status, ToolType
+from schema.limits import filter_tags
 from schema.node import Node
 from schema.pagination import Connection, make_connection, page_request
 from schema.refs import SpaceRef, ToolRef
@@ -125,7 +126,7 @@ class SkillFilter:
     )
 
     def to_app(self) -> repository.SkillFilter:
-        return repository.SkillFilter(category=self.category, tags=tuple(self.tags or ()), search=self.search)
+        return repository.SkillFilter(category=self.category, tags=filter_tags(self.tags), search=self.search)
 
 
 @strawberry.type(description="One immutable version of a skill's prompt.")

@@ -17,6 +17,7 @@ from schema import visibility
 from schema.context import Info
 from schema.enums import ApprovalPolicy, AuthType, Role, SideEffect, Status, ToolType
 from schema.execution import precompute, selected_fields, selected_node_fields
+from schema.limits import filter_tags
 from schema.mcp.types import McpServer
 from schema.node import Node
 from schema.pagination import Connection, make_connection, page_request
@@ -43,7 +44,7 @@ class ToolFilter:
     def to_app(self) -> repository.ToolFilter:
         return repository.ToolFilter(
             type=self.type.name if self.type else None,
-            tags=tuple(self.tags or ()),
+            tags=filter_tags(self.tags),
             group=self.group,
             search=self.search,
             status=self.status.name if self.status else None,
