@@ -137,6 +137,7 @@ class Services:
         await self.runtime.close()
         if self.model_client is not None:
             await self.model_client.close()
+        await self.gateway.close()
         await self.call_log.close()
         await self.changes.close()
         await self.bus.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +32,9 @@ CREATE_SPACE = """mutation Create($name: String!) { createSpace(input: {name: $n
   space { id } userErrors { code message } } }"""
 CALL = """mutation Call($space: ID!) { invokeTool(input: {spaceId: $space, toolId: "bt_calculator",
   arguments: {expression: "6 * 7"}}) { status data error { code message } } }"""
+CALL_LOG = "query { toolCalls(first: 100) { totalCount edges { node { id } } } }"
+#: Calls TestDatabaseCut makes: before, during and after the cut.
+CALLS_MADE = 3
 #: Far above QUIVER_DATABASE_TIMEOUT_S below: a request still unanswered then is held by the outage.
 CLIENT_TIMEOUT_S = 60.0
 
@@ -107,6 +111,10 @@ class TestDatabaseCut:
             assert _data(port, CALL, {"space": space})["invokeTool"]["status"] == "SUCCESS"
 
             proxy.cut()
+            # A call the gateway could still make (its tool and key were resolved moments ago)
+            # is answered; its call-log row is kept until the database is back, then written.
+            during = _data(port, CALL, {"space": space})["invokeTool"]
+            assert during["status"] == "SUCCESS", during
             _unavailable(_post(port, SPACES))
             _unavailable(_post(port, CREATE_SPACE, {"name": "during"}))
             assert _health(port) == 503
@@ -116,6 +124,19 @@ class TestDatabaseCut:
             assert _data(port, CREATE_SPACE, {"name": "during"})["createSpace"]["userErrors"] == []
             assert sorted(_space_names(port)) == ["before", "during", "system"]
             assert _data(port, CALL, {"space": space})["invokeTool"]["status"] == "SUCCESS"
+            # The row of the call answered during the cut was written once the database answered.
+            ids = _call_ids(port)
+            assert len(ids) == len(set(ids)) == CALLS_MADE, ids
+
+
+def _call_ids(port: int) -> list[str]:
+    """The call log's ids, once it holds every call answered (rows kept during an outage come a little later)."""
+    deadline = time.monotonic() + CLIENT_TIMEOUT_S
+    while True:
+        connection = _data(port, CALL_LOG)["toolCalls"]
+        if connection["totalCount"] >= CALLS_MADE or time.monotonic() > deadline:
+            return [edge["node"]["id"] for edge in connection["edges"]]
+        time.sleep(0.2)
 
 
 class TestDatabaseHung:

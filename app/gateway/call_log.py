@@ -26,7 +26,7 @@ from typing import Any, overload
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from app.db import discard_connection
+from app.db import DatabaseUnavailableError, discard_connection
 from app.gateway.repository import INSERT_CALL
 
 logger = logging.getLogger(__name__)
@@ -40,6 +40,19 @@ TRUNCATED = "$truncated"
 _CUT_TEXT = re.compile(r" … \[truncated: \d+ bytes\]\Z")
 #: What a reduced row keeps of the error message (a row the database refused in full).
 REDUCED_MESSAGE_BYTES = 1000
+
+
+def _is_connection_failure(error: Exception) -> bool:
+    """What the driver itself raises (this writer talks to it directly) when the database is away:
+    the connection refused, reset or timed out, or asyncpg's lost-connection errors."""
+    if isinstance(error, OSError | TimeoutError):
+        return True
+    module = type(error).__module__
+    return module.startswith("asyncpg") and type(error).__name__ in (
+        "ConnectionDoesNotExistError",
+        "InterfaceError",
+        "ConnectionFailureError",
+    )
 
 
 def bounded_value(value: Any, max_bytes: int) -> Any:
@@ -174,7 +187,13 @@ class CallLog:
                 await self._insert([row])
             except Exception as error:
                 # The caller decides what follows (the gateway retries, then writes it reduced).
-                logger.warning("could not write a call-log row", exc_info=True, extra={"call_id": row.get("id")})
+                # An outage in one line; a row refused for what it holds with its stack.
+                logger.warning(
+                    "could not write a call-log row: %s",
+                    error,
+                    exc_info=not isinstance(error, DatabaseUnavailableError),
+                    extra={"call_id": row.get("id")},
+                )
                 if not future.done():
                     failure = CallLogWriteError(f"call-log row {row.get('id')!r} was not written")
                     failure.__cause__ = error
@@ -190,9 +209,11 @@ class CallLog:
                 await connection.execute(INSERT_CALL, rows)
             else:
                 await self._insert_on_driver([self._compiled.parameters(row) for row in rows])
-        except Exception:
+        except Exception as error:
             # The connection may be broken (a restarted server): start over on a new one.
             await self._disconnect()
+            if _is_connection_failure(error):
+                raise DatabaseUnavailableError(type(error).__name__) from error
             raise
 
     async def _insert_on_driver(self, parameters: list[tuple[Any, ...]]) -> None:

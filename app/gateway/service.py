@@ -15,6 +15,7 @@ import re
 import secrets
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -25,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.changes import DEFAULT_TTL_S, GenerationCache
-from app.db import utcnow
+from app.db import is_database_unavailable, utcnow
 from app.events.bus import EventBus
 from app.gateway import metrics
 from app.gateway import repository as calls_repository
@@ -65,6 +66,12 @@ BACKOFF_MAX_S = 1.0
 EXECUTOR_GRACE_S = 1.0
 # A call-log row the database refused is tried once more after this, then written reduced.
 LOG_RETRY_S = 0.05
+#: Call-log rows kept in memory while the database is away (past it, a row is lost and said so).
+SPOOL_LIMIT = 10_000
+SPOOL_RETRY_FIRST_S = 0.1
+SPOOL_RETRY_MAX_S = 2.0
+#: How long a shutting-down process waits for the database to take its kept rows.
+SPOOL_CLOSE_TIMEOUT_S = 5.0
 # Longest tool id and idempotency key the call log stores (a longer one is logged cut: logged_id).
 MAX_IDENTIFIER_LENGTH = LOGGED_ID_CHARS
 # How a call arrived (ToolCall.origin).
@@ -165,6 +172,9 @@ class ToolGateway:
         # The tool and its visibility per (space, tool), dropped on any catalog commit
         # (here or, through the bus, on another replica) and after the TTL.
         self._resolved: GenerationCache[tuple[str, str], ResolvedTool] = GenerationCache(catalog_ttl_s)
+        # Rows of calls answered while the database was away, written when it answers again.
+        self._spooled: deque[tuple[dict[str, Any], bool]] = deque()
+        self._spooler: asyncio.Task[None] | None = None
 
     async def execute(
         self,
@@ -595,6 +605,10 @@ class ToolGateway:
                 await self._write(row, replace=replace)
                 return row
             except Exception as error:
+                if is_database_unavailable(error):
+                    # Not the row's fault: it is written as soon as the database answers again.
+                    self._spool(row, replace=replace, reason=_describe(error))
+                    return row
                 problem = error
                 logger.warning("call-log row refused (attempt %d): %s", attempt, _describe(error), extra=where)
                 await asyncio.sleep(LOG_RETRY_S)
@@ -610,6 +624,57 @@ class ToolGateway:
         else:
             logger.error("call-log row written without its arguments and result", extra=where)
         return reduced
+
+    def _spool(self, row: dict[str, Any], *, replace: bool, reason: str) -> None:
+        where = {"call_id": row["id"], "trace_id": row["trace_id"], "tool_id": row["tool_id"]}
+        if len(self._spooled) >= SPOOL_LIMIT:
+            logger.critical(
+                "call-log row LOST: the database is away and %d rows already wait for it: %s",
+                len(self._spooled),
+                reason,
+                extra={**where, "status": row["status"], "error_code": row["error_code"]},
+            )
+            return
+        logger.warning("call-log row kept until the database answers: %s", reason, extra=where)
+        self._spooled.append((row, replace))
+        if self._spooler is None or self._spooler.done():
+            self._spooler = asyncio.get_running_loop().create_task(self._write_spooled(), name="call-log-spool")
+
+    async def _write_spooled(self) -> None:
+        """The rows of calls answered while the database was away, in order, once it answers."""
+        delay = SPOOL_RETRY_FIRST_S
+        written = 0
+        while self._spooled:
+            row, replace = self._spooled[0]
+            try:
+                await self._write(row, replace=replace)
+            except IntegrityError:
+                pass  # a write that timed out had committed after all: the row is there
+            except Exception as error:
+                if is_database_unavailable(error):
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, SPOOL_RETRY_MAX_S)
+                    continue
+                logger.critical(
+                    "call-log row LOST: the call ran but no row records it: %s",
+                    _describe(error),
+                    extra={"call_id": row["id"], "status": row["status"], "error_code": row["error_code"]},
+                )
+            self._spooled.popleft()
+            written += 1
+            delay = SPOOL_RETRY_FIRST_S
+        logger.warning("the database answers again: %d kept call-log rows written", written)
+
+    async def close(self) -> None:
+        """Write the rows kept during an outage, if the database answers in time; say what is lost."""
+        if self._spooler is None or self._spooler.done():
+            return
+        try:
+            async with asyncio.timeout(SPOOL_CLOSE_TIMEOUT_S):
+                await asyncio.shield(self._spooler)
+        except TimeoutError:
+            self._spooler.cancel()
+            logger.critical("call-log rows LOST at shutdown: %d kept while the database was away", len(self._spooled))
 
 
 def _describe(error: BaseException | None) -> str:
