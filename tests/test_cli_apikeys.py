@@ -119,6 +119,24 @@ class TestCreateExpiry:
         assert key_lines(result.stdout + result.stderr) == []
 
 
+class TestCreateRole:
+    @pytest.mark.parametrize("role", ["SPACE_ADMIN", "MEMBER", "VIEWER"])
+    async def test_admin_with_a_narrower_role_is_refused_not_made_an_admin_key(self, tmp_path: Path, role: str) -> None:
+        """`(--admin | --space ID --role ROLE)`: asking for both an ADMIN key and a MEMBER one
+        made an ADMIN key, more than was asked for."""
+        result = await run_quiver_async(tmp_path, "apikey", "create", "--admin", "--role", role)
+
+        assert result.returncode == 2
+        assert "--admin" in result.stderr and "--role" in result.stderr
+        assert key_lines(result.stdout + result.stderr) == []
+
+    async def test_admin_with_role_admin_is_an_admin_key(self, tmp_path: Path) -> None:
+        key = await create_key(tmp_path, "--admin", "--role", "ADMIN")
+
+        principal = await authenticate(tmp_path, key)
+        assert principal is not None and principal.role.name == "ADMIN"
+
+
 class TestParseExpiry:
     NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 

@@ -173,6 +173,8 @@ def apikey_create(
     """Create an API key and print it once, alone on the last line."""
     if admin == (space is not None):
         raise typer.BadParameter("give either --admin, or --space with --role")
+    if admin and role not in (None, Role.ADMIN):
+        raise typer.BadParameter(f"--admin makes an ADMIN key; for a {role.name} key give --space with --role")
     if not admin and (role is None or role is Role.ADMIN):
         raise typer.BadParameter("--space needs --role SPACE_ADMIN, MEMBER or VIEWER")
     expires_at = parse_expiry(expires, datetime.now(UTC)) if expires is not None else None
