@@ -22,6 +22,8 @@ export function LiveCallsPage() {
   const [held, setHeld] = useState<CallRowFragment[]>([]);
   const [paused, setPaused] = useState(false);
   const [open, setOpen] = useState<CallRowFragment | null>(null);
+  // The button that opened the detail: the focus goes back to it when the detail closes.
+  const opener = useRef<HTMLElement | null>(null);
   const [state, setState] = useState<SocketState>("connecting");
   const [problem, setProblem] = useState<string | null>(null);
   const pausedRef = useRef(paused);
@@ -129,7 +131,14 @@ export function LiveCallsPage() {
               <td>{ms(call.latencyMs)}</td>
               <td>{call.agent ? `agent ${call.agent.name}` : "direct"}</td>
               <td>
-                <button type="button" onClick={() => setOpen(call)} aria-label={`Open call ${call.id}`}>
+                <button
+                  type="button"
+                  onClick={(event) => {
+                    opener.current = event.currentTarget;
+                    setOpen(call);
+                  }}
+                  aria-label={`Open call ${call.id}`}
+                >
                   Open
                 </button>
               </td>
@@ -138,7 +147,15 @@ export function LiveCallsPage() {
         </tbody>
       </table>
       {calls.length === 0 && <p class="empty">No call yet. Calls made anywhere — the API, agents, other consoles — show up here.</p>}
-      {open && <CallDetail call={open} onClose={() => setOpen(null)} />}
+      {open && (
+        <CallDetail
+          call={open}
+          onClose={() => {
+            setOpen(null);
+            if (opener.current?.isConnected) opener.current.focus();
+          }}
+        />
+      )}
     </>
   );
 }
@@ -147,7 +164,16 @@ function CallDetail({ call, onClose }: { call: CallRowFragment; onClose: () => v
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), [call.id]);
   return (
-    <section class="card call-detail" aria-labelledby="call-title">
+    <section
+      class="card call-detail"
+      aria-labelledby="call-title"
+      onKeyDown={(event) => {
+        if (event.key === "Escape") {
+          event.preventDefault();
+          onClose();
+        }
+      }}
+    >
       <h2 id="call-title" tabIndex={-1} ref={heading}>
         Call {call.id}
       </h2>
