@@ -45,6 +45,8 @@ TargetKind = Literal["space", "agent"]
 MAX_OFFERED_TOOLS = 10_000
 #: Offers kept per replica (one per endpoint in use).
 MAX_CACHED_OFFERS = 1_000
+#: Most offered tools kept for the offers to share (their MCP models); past it they start over.
+MAX_SHARED_TOOLS = 4 * MAX_OFFERED_TOOLS
 #: ``_meta`` keys of Quiver's own on tools, prompts and call results.
 META_TOOL_ID = "quiver/toolId"
 META_TOOL_TYPE = "quiver/toolType"
@@ -128,13 +130,26 @@ def mcp_tool(tool: ToolListing, name: str) -> types.Tool:
     )
 
 
-def _offered_tools(tools: list[ToolListing]) -> tuple[OfferedTool, ...]:
+def _offered_tools(
+    tools: list[ToolListing], shared: dict[tuple[str, str], OfferedTool] | None = None
+) -> tuple[OfferedTool, ...]:
+    """The tools as offered, by tool id. With ``shared``, a tool offered before under the same
+    name with the same columns is offered as the same object (its MCP model built once): the
+    offers of many spaces hold one copy of the tools they have in common (global tools in every
+    space), not one each (about 3.5 KiB a tool and an offer)."""
     taken: set[str] = set()
     offered: list[OfferedTool] = []
     for tool in sorted(tools, key=lambda item: item.tool_id):
         name = function_name(tool, taken)
         taken.add(name)
-        offered.append(OfferedTool(tool.tool_id, name, mcp_tool(tool, name), tool))
+        known = shared.get((tool.tool_id, name)) if shared is not None else None
+        if known is not None and known.source == tool:
+            offered.append(known)
+            continue
+        item = OfferedTool(tool.tool_id, name, mcp_tool(tool, name), tool)
+        if shared is not None:
+            shared[(tool.tool_id, name)] = item
+        offered.append(item)
     return tuple(offered)
 
 
@@ -165,8 +180,14 @@ def _offered_prompts(skills: list[ResolvedSkill]) -> tuple[OfferedPrompt, ...]:
     return tuple(offered)
 
 
-def _offer(space_id: str, agent_id: str | None, tools: list[ToolListing], skills: list[ResolvedSkill]) -> Offer:
-    offered_tools = _offered_tools(tools)
+def _offer(
+    space_id: str,
+    agent_id: str | None,
+    tools: list[ToolListing],
+    skills: list[ResolvedSkill],
+    shared: dict[tuple[str, str], OfferedTool] | None = None,
+) -> Offer:
+    offered_tools = _offered_tools(tools, shared)
     offered_prompts = _offered_prompts(skills)
     return Offer(
         space_id=space_id,
@@ -209,6 +230,16 @@ class Catalog:
         # Loads under way per (endpoint, generation): after a change, the clients of a large
         # space all ask at once (and the notifier with them); one load answers them all.
         self._loading: dict[tuple[str, int], asyncio.Future[Offer | None]] = {}
+        # The offered tools the offers share (_offered_tools), of one catalog generation: emptied
+        # when it moves, or when it holds more than MAX_SHARED_TOOLS.
+        self._shared_tools: dict[tuple[str, str], OfferedTool] = {}
+        self._shared_generation = feed.generation
+
+    def _shared(self) -> dict[tuple[str, str], OfferedTool]:
+        if self._shared_generation != self.feed.generation or len(self._shared_tools) > MAX_SHARED_TOOLS:
+            self._shared_tools = {}
+            self._shared_generation = self.feed.generation
+        return self._shared_tools
 
     async def reachable(self, principal: Principal, target: Target) -> bool:
         """The endpoint exists and the key may read it (else it is answered as not found).
@@ -240,7 +271,7 @@ class Catalog:
                 if await spaces_repository.get_space(session, target.id) is None:
                     return None
                 tools = await tools_repository.visible_tool_listings(session, target.id, limit=MAX_OFFERED_TOOLS)
-                return _offer(target.id, None, tools, [])
+                return _offer(target.id, None, tools, [], self._shared())
             agent = await agents_repository.get_agent(session, target.id)
             if agent is None:
                 return None
@@ -248,7 +279,7 @@ class Catalog:
                 return _offer(agent.space_id, agent.id, [], [])
             tools = await _agent_tools(session, agent)
             skills = await resolve_skill_versions(session, agent.space_id, agent.bound_skill_ids or [], None)
-            return _offer(agent.space_id, agent.id, tools, skills)
+            return _offer(agent.space_id, agent.id, tools, skills, self._shared())
 
     async def prompt_for_session(self, target: Target, skill_id: str, session_id: str) -> tuple[str, str] | None:
         """(version, prompt) of a bound skill for one session (its canary bucket); None when no longer bound."""
