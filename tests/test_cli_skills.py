@@ -52,6 +52,8 @@ class TestSkillsCli:
         assert "3 imported, 0 failed" in imported.output
         assert again.exit_code == 1
         assert "DUPLICATE" in again.output
+        # The CLI's own option, not the GraphQL input field, is what a CLI user can pass.
+        assert "pass --replace to update it" in again.output and "replaceExisting" not in again.output
         assert replaced.exit_code == 0 and "updated" in replaced.output
         skill_id = next(line.split()[3] for line in imported.output.splitlines() if "memo@" in line)
 

@@ -102,7 +102,9 @@ async def _import(
                     verb = "created" if created else "updated"
                     outcomes.append(Outcome(path, True, f"{verb} {skill.skill_id} {skill.name}@{skill.version}"))
                 except DomainError as error:
-                    outcomes.append(Outcome(path, False, f"{error.code}: {error.message}"))
+                    # The service names the GraphQL input field; a CLI user passes --replace.
+                    message = error.message.replace("set replaceExisting to update it", "pass --replace to update it")
+                    outcomes.append(Outcome(path, False, f"{error.code}: {message}"))
                 except (OSError, UnicodeDecodeError) as error:
                     outcomes.append(Outcome(path, False, f"unreadable: {error}"))
                 progress.advance(task)
