@@ -502,13 +502,9 @@ class QuiverGraphQLRouter(GraphQLRouter[Context, None]):
         token = bearer_token(raw) if isinstance(raw, str) else None
         if token is None and isinstance(params.get("apiKey"), str):
             token = str(params["apiKey"])
-        try:
-            principal = await self.keys.principal(token) if token else None
-        except DatabaseUnavailableError as error:
-            logger.warning("WebSocket refused, %s: %s", DATABASE_UNAVAILABLE, error)
-            raise ConnectionRejectionError(
-                {"message": "The database is not answering; try again shortly.", "code": DATABASE_UNAVAILABLE}
-            ) from None
+        # The database away: DatabaseUnavailableError closes the socket with 1013, "try again"
+        # (schema.websocket_admission), not 4403, which tells a client its key is bad.
+        principal = await self.keys.principal(token) if token else None
         if principal is None:
             raise ConnectionRejectionError({"message": "Invalid or missing API key."})
         take_socket(self.socket_cap, context, principal.tenant)

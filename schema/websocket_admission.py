@@ -28,6 +28,7 @@ from typing import Any
 
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import ConnectionInitMessage
 
+from app.db import DatabaseUnavailableError
 from schema.context import Context
 from schema.fairness import TenantCap
 from schema.shared_streams import SharingTransportWSHandler
@@ -38,6 +39,10 @@ TOO_MANY_WEBSOCKETS = "TOO_MANY_WEBSOCKETS"
 TOO_MANY_PENDING_WEBSOCKETS = "TOO_MANY_PENDING_WEBSOCKETS"
 #: 4000 + 13, after WebSocket's 1013 "Try Again Later": a place may free up (graphql-ws clients retry it).
 TOO_MANY_WEBSOCKETS_CLOSE = 4013
+#: WebSocket's "Try Again Later": the database did not answer while the key was looked up
+#: (graphql-ws clients retry it; 4403 would tell them the key is bad).
+TRY_AGAIN_LATER_CLOSE = 1013
+DATABASE_UNAVAILABLE_REASON = "DATABASE_UNAVAILABLE: the database is not answering; try again shortly"
 #: graphql-transport-ws's "Connection initialisation timeout".
 INIT_TIMEOUT_CLOSE = 4408
 
@@ -113,6 +118,9 @@ class AdmittingTransportWSHandler(SharingTransportWSHandler):
         except TooManyWebSocketsError as refused:
             logger.info("websocket refused: the tenant is at its cap", extra={"limit": refused.limit})
             await self.websocket.close(code=TOO_MANY_WEBSOCKETS_CLOSE, reason=refused.reason)
+        except DatabaseUnavailableError as error:
+            logger.warning("websocket refused: the database did not answer for its key: %s", error)
+            await self.websocket.close(code=TRY_AGAIN_LATER_CLOSE, reason=DATABASE_UNAVAILABLE_REASON)
 
     def _give_socket_back(self) -> None:
         tenant = self.context.socket_tenant

@@ -10,6 +10,8 @@ after the outage takes effect once.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import subprocess
 import time
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import websockets
 from cryptography.fernet import Fernet
 from sqlalchemy.engine import make_url
 
@@ -32,6 +35,7 @@ CREATE_SPACE = """mutation Create($name: String!) { createSpace(input: {name: $n
   space { id } userErrors { code message } } }"""
 CALL = """mutation Call($space: ID!) { invokeTool(input: {spaceId: $space, toolId: "bt_calculator",
   arguments: {expression: "6 * 7"}}) { status data error { code message } } }"""
+CREATE_KEY = "mutation { createApiKey(input: {role: ADMIN}) { secret userErrors { code message } } }"
 CALL_LOG = "query { toolCalls(first: 100) { totalCount edges { node { id } } } }"
 #: Calls TestDatabaseCut makes: before, during and after the cut.
 CALLS_MADE = 3
@@ -108,9 +112,12 @@ class TestDatabaseCut:
     def test_requests_get_database_unavailable_and_the_replica_recovers_without_restart(self, tmp_path: Path) -> None:
         with _replica_behind_proxy(tmp_path) as (port, proxy):
             space = _data(port, CREATE_SPACE, {"name": "before"})["createSpace"]["space"]["id"]
+            fresh_key = _data(port, CREATE_KEY)["createApiKey"]["secret"]  # never used: nobody has it cached
             assert _data(port, CALL, {"space": space})["invokeTool"]["status"] == "SUCCESS"
 
             proxy.cut()
+            # A WebSocket whose key cannot be looked up is told to try again later, not that its key is bad.
+            assert asyncio.run(_websocket_close(port, fresh_key)) == (1013, "DATABASE_UNAVAILABLE")
             # A call the gateway could still make (its tool and key were resolved moments ago)
             # is answered; its call-log row is kept until the database is back, then written.
             during = _data(port, CALL, {"space": space})["invokeTool"]
@@ -127,6 +134,21 @@ class TestDatabaseCut:
             # The row of the call answered during the cut was written once the database answered.
             ids = _call_ids(port)
             assert len(ids) == len(set(ids)) == CALLS_MADE, ids
+
+
+async def _websocket_close(port: int, key: str) -> tuple[int, str]:
+    """How the server closes a socket whose connection_init carries ``key``."""
+    async with websockets.connect(
+        f"ws://127.0.0.1:{port}/graphql",
+        subprotocols=["graphql-transport-ws"],  # type: ignore[list-item]
+    ) as socket:
+        await socket.send(json.dumps({"type": "connection_init", "payload": {"Authorization": f"Bearer {key}"}}))
+        try:
+            message = await asyncio.wait_for(socket.recv(), CLIENT_TIMEOUT_S)
+        except websockets.ConnectionClosed as closed:
+            assert closed.rcvd is not None, closed
+            return closed.rcvd.code, closed.rcvd.reason.split(":")[0]
+    raise AssertionError(f"the socket was not closed: {message!r}")
 
 
 def _call_ids(port: int) -> list[str]:
