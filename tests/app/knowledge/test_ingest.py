@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -9,7 +10,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.errors import DomainError
-from app.knowledge import repository, service
+from app.knowledge import ingest, repository, service
 from app.knowledge.models import Chunk, Document, KnowledgeBase
 from app.knowledge.search import KnowledgeSearch
 from app.principal import SYSTEM_PRINCIPAL, Principal, Role
@@ -143,6 +144,40 @@ class TestStoreDocument:
         (chunk,) = await chunk_rows(session_factory, stored.document.id)
         assert chunk.embedding_model == "test:concepts"
         assert chunk.embedding is not None and len(chunk.embedding) == 64 * 4
+
+
+class HashThreads(ingest.Ingestor):
+    """The test's Ingestor: records the thread each content hash is computed on."""
+
+    def __init__(self) -> None:
+        base = ingestor()
+        super().__init__(base.options, base.embedder)
+        self.threads: list[threading.Thread] = []
+
+    def content_hash(self, data: service.DocumentInput, kind: str = "markdown") -> str:
+        self.threads.append(threading.current_thread())
+        return super().content_hash(data, kind)
+
+
+class TestAddDocumentOffTheLoop:
+    async def test_the_content_hash_is_computed_once_and_not_on_the_event_loop(
+        self, session_factory: SessionFactory
+    ) -> None:
+        """A pass over the whole text (456,000 characters: ~1.3 ms, twice): computed once per
+        addDocument, on a worker thread, and stored as before (an unchanged source is UNCHANGED)."""
+        space = await make_space(session_factory, "alpha")
+        kb = await make_kb(session_factory, space.id)
+        hashing = HashThreads()
+        data = service.DocumentInput(kb.id, "Handbook", HANDBOOK, "handbook.md")
+        loop_thread = threading.current_thread()
+
+        created = await ingest.add_document(session_factory, SYSTEM_PRINCIPAL, hashing, data)
+        again = await ingest.add_document(session_factory, SYSTEM_PRINCIPAL, hashing, data)
+
+        assert (created.outcome, again.outcome) == ("CREATED", "UNCHANGED")
+        assert created.document.content_hash == ingestor().content_hash(data)
+        assert len(hashing.threads) == 2  # one a call (it was two for a new document)
+        assert loop_thread not in hashing.threads
 
 
 class TestAllOrNothing:
