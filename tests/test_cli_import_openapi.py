@@ -43,6 +43,8 @@ class TestImportOpenApi:
         again = await run_quiver_async(tmp_path, *arguments, *options, env=ALLOW_LOOPBACK)
         assert_succeeded(again)
         assert "0 created, 2 updated" in again.stdout
+        # The terminal shows progress and one line per operation, not the migration's INFO log lines.
+        assert "alembic" not in first.stderr + again.stderr
         assert (await tools_of(tmp_path, space)).keys() == tools.keys()
 
     async def test_refusals_exit_1_with_the_reason(self, tmp_path: Path) -> None:

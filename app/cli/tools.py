@@ -9,6 +9,7 @@ with the same rules as the ``importOpenApi`` mutation; the servers sharing its
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -123,4 +124,6 @@ def import_openapi_command(
 
     settings = Settings()
     configure_logging(settings.log_level)
+    # The migration's INFO lines (alembic's plugins, each revision) would break up the progress bar.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     raise typer.Exit(code=asyncio.run(_import(settings, data)))
