@@ -105,6 +105,8 @@ class Settings(BaseSettings):
     max_prompt_chars: int = 32_000
     max_document_chars: int = 500_000
     max_text_chars: int = 10_000
+    # Longest list input (ids, tags, trigger hints, scopes, a command, include …), in items.
+    max_list_items: int = 500
     # Largest arguments, result, error message and detail a call-log row stores (each, in bytes
     # of JSON); larger ones are stored cut, with a marker and their size (the caller gets them whole).
     call_log_max_bytes: int = 64 * 1024

@@ -294,6 +294,9 @@ class TextLimits:
     prompt: int = 32_000
     document: int = 500_000
     other: int = 10_000
+    #: Longest list input (in items), checked before any resolver: createSkill stored 40,000 tags and
+    #: trigger hints, createTool 40,000 space ids (a filter's tags have their own, MAX_FILTER_TAGS).
+    items: int = 500
     # An OpenAPI document: importOpenApi bounds it itself (2 MiB, app.tools.openapi.MAX_SPEC_BYTES).
     spec: int = 2 * 1024 * 1024
 
@@ -365,8 +368,11 @@ OWN_BOUNDS = frozenset({"invoke_tool"})
 
 
 class _TooLongError(Exception):
-    def __init__(self, path: list[str], length: int, limit: int) -> None:
-        super().__init__(f"{'.'.join(path)} is {length} characters long; at most {limit} are accepted.")
+    def __init__(self, path: list[str], length: int, limit: int, *, items: bool = False) -> None:
+        if items:
+            super().__init__(f"{'.'.join(path)} has {length} items; at most {limit} are accepted.")
+        else:
+            super().__init__(f"{'.'.join(path)} is {length} characters long; at most {limit} are accepted.")
         self.path = path
         self.length = length
         self.limit = limit
@@ -387,6 +393,8 @@ def _check_value(value: Any, parent: str, name: str, path: list[str], limits: Te
         if len(value) > limit:
             raise _TooLongError(path, len(value), limit)
     elif isinstance(value, list):
+        if len(value) > limits.items:
+            raise _TooLongError(path, len(value), limits.items, items=True)
         for index, item in enumerate(value):
             _check_value(item, parent, name, [*path, str(index)], limits)
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):

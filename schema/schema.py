@@ -226,6 +226,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             prompt=settings.max_prompt_chars,
             document=settings.max_document_chars,
             other=settings.max_text_chars,
+            items=settings.max_list_items,
         ),
     )
     # One line per tenant for costly queries, shared by every request this schema serves.

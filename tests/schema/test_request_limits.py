@@ -410,6 +410,31 @@ class TestTextInputs:
         errors = await create_tool_errors(gql, "long_secret", auth={"type": "BEARER", "secret": "s" * 20_000})
         assert [(error["field"], error["code"]) for error in errors] == [(["input", "auth", "secret"], "TOO_LONG")]
 
+    @pytest.mark.parametrize(
+        "query",
+        [
+            "query($t: [String!]) { tools(first: 5, filter: {tags: $t}) { totalCount } }",
+            "query($t: [String!]) { skills(first: 5, filter: {tags: $t}) { totalCount } }",
+        ],
+        ids=["tools", "skills"],
+    )
+    async def test_a_filter_with_more_items_than_a_list_takes_is_a_clear_client_error(
+        self, gql: GraphQLClient, query: str
+    ) -> None:
+        """Each tag was an SQL condition: 40,000 of them an INTERNAL_ERROR (too many SQL
+        variables) for skills and a 15 s QUERY_TIMEOUT for tools."""
+        response = await gql.raw(query, {"t": [f"t{index}" for index in range(40_000)]})
+
+        error = graphql_error(response)
+        assert error["extensions"] == {"code": "TOO_LONG"}
+        assert error["message"] == "filter.tags has 40000 items; at most 500 are accepted."
+
+    async def test_a_list_input_has_a_bound_in_items(self, gql: GraphQLClient) -> None:
+        errors = await create_tool_errors(gql, "many_tags", tags=[f"tag{index}" for index in range(501)])
+
+        assert [(error["field"], error["code"]) for error in errors] == [(["input", "tags"], "TOO_LONG")]
+        assert "501 items; at most 500" in errors[0]["message"]
+
     async def test_descriptions_have_their_own_bound(self, gql: GraphQLClient) -> None:
         await create_tool(gql, "described", description="d" * 4_000)
 
