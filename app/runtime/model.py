@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -48,9 +49,12 @@ from app.gateway.executors.plain_http import (
     encode_headers,
     plain_origin,
 )
+from app.gateway.redaction import json_safe
 from app.scheduling import waiting_outside
 
 MODEL_TIMEOUT = "MODEL_TIMEOUT"
+#: A JSON escape of U+0000 or of a surrogate (paired ones decode to one character; lone ones cannot be stored).
+_UNSAFE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
 MODEL_ERROR = "MODEL_ERROR"
 MODEL_BAD_RESPONSE = "MODEL_BAD_RESPONSE"
 
@@ -181,7 +185,7 @@ class ModelClient:
             raise ModelError(
                 MODEL_ERROR, "The model endpoint could not be reached.", _transport_detail(error), retryable=True
             ) from None
-        return _parse(data)
+        return _parse(json_safe(data))
 
     async def _post_plain(self, content: bytes) -> tuple[int, bytes, str] | None:
         """(status, body, its text) the lean way; None for a redirect (then the httpx way follows it)."""
@@ -216,7 +220,7 @@ class ModelClient:
                 if payload.startswith("[DONE]"):
                     break
                 try:
-                    chunk = jsoncodec.loads(payload)
+                    chunk = json_safe(jsoncodec.loads(payload))
                 except ValueError as error:
                     raise ModelError(
                         MODEL_BAD_RESPONSE,
@@ -262,7 +266,9 @@ class ModelClient:
                         slot["arguments"] += _arguments(function.get("arguments"))
         reply.content = "".join(text) or None
         reply.tool_calls = [
-            ToolCallRequest(call_id=slot["id"] or f"call_{index}", name=slot["name"], arguments=slot["arguments"])
+            ToolCallRequest(
+                call_id=slot["id"] or f"call_{index}", name=slot["name"], arguments=_safe_arguments(slot["arguments"])
+            )
             for index, slot in sorted(calls.items())
         ]
         if reply.content is None and not reply.tool_calls:
@@ -309,6 +315,19 @@ def _arguments(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _safe_arguments(text: str) -> str:
+    """Arguments whose JSON escapes spell U+0000 or a lone surrogate (``"\\u0000"``), which neither
+    PostgreSQL's text nor its JSONB holds (the run's trace and call log failed to be written), as
+    the same JSON with U+FFFD in their place (:func:`json_safe`); anything else as sent."""
+    if not _UNSAFE_ESCAPE.search(text):
+        return text
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return text  # the gateway reports it as PARAM_INVALID
+    return json.dumps(json_safe(parsed), ensure_ascii=False)
+
+
 def _usage(usage: dict[str, Any]) -> tuple[int, int]:
     prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
     return (
@@ -345,7 +364,7 @@ def _parse(data: Any) -> ModelReply:
             ToolCallRequest(
                 call_id=_text(call.get("id")),
                 name=_text(function.get("name")),
-                arguments=_arguments(function.get("arguments")),
+                arguments=_safe_arguments(_arguments(function.get("arguments"))),
             )
         )
     if content is None and not calls:

@@ -329,6 +329,27 @@ class TestFailingTools:
         logged = sorted(item["toolId"] for item in await calls_of_run(world.gql, run["id"]))
         assert logged == sorted(["unknown:lookup_" + "n" * 92 + "…", "unknown:" + "l" * 100])
 
+    async def test_nul_characters_from_the_model_do_not_fail_the_run(self, world: World) -> None:
+        """A model's function name, arguments and answer holding U+0000 (or, in arguments, a lone
+        surrogate's escape): PostgreSQL text and JSONB cannot store them, and the run ended in an
+        INTERNAL_ERROR there (UntranslatableCharacterError in the writer). They become U+FFFD."""
+        world.model.push(
+            tool_calls(
+                call("look\x00up", {"q": "a\x00b", "lone": "\ud800"}, call_id="call_nul"),
+                call("add", {"a": 1, "b": 2, "note\x00": "x\x00"}, call_id="call_nul_args"),
+            ),
+            final("done\x00 here"),
+        )
+
+        run = await invoke(world.gql, world.agent["id"], "nul characters")
+
+        assert run["status"] == "SUCCEEDED", run
+        assert "done" in run["output"]
+        envelopes = tool_messages(world.model.requests[1])
+        assert envelopes["call_nul"]["error"]["code"] == "TOOL_NOT_AVAILABLE"
+        logged = sorted(item["toolId"] for item in await calls_of_run(world.gql, run["id"]))
+        assert "unknown:look\ufffdup" in logged
+
     async def test_a_tool_outside_the_agent_is_refused_even_when_visible(self, world: World) -> None:
         # bt_search_knowledge is global but not activated on this agent.
         world.model.push(tool_calls(call("search_knowledge", {"query": "x"}, call_id="call_other")), final("ok"))
