@@ -6,7 +6,7 @@ import logging
 import secrets
 
 import strawberry
-from graphql import GraphQLError
+from graphql import GraphQLError, GraphQLSyntaxError
 from strawberry.extensions import MaskErrors
 
 from app.db import is_database_unavailable
@@ -16,6 +16,51 @@ logger = logging.getLogger("quiver.graphql")
 
 DATABASE_UNAVAILABLE = "DATABASE_UNAVAILABLE"
 DATABASE_UNAVAILABLE_MESSAGE = "The database is not answering; try again shortly."
+
+
+#: Codes of a document refused before execution (``extensions.code``): what a client can act on.
+GRAPHQL_PARSE_FAILED = "GRAPHQL_PARSE_FAILED"
+GRAPHQL_VALIDATION_FAILED = "GRAPHQL_VALIDATION_FAILED"
+QUERY_TOO_LARGE = "QUERY_TOO_LARGE"
+QUERY_TOO_DEEP = "QUERY_TOO_DEEP"
+TOO_MANY_ALIASES = "TOO_MANY_ALIASES"
+QUERY_TOO_COMPLEX = "QUERY_TOO_COMPLEX"
+TOO_COMPLEX_MESSAGE = (
+    "Validation aborted: this document is too costly to check (too many fields to compare with one"
+    " another). Select fewer fields, or fewer copies of the same field, per selection."
+)
+
+
+def document_error_code(error: GraphQLError) -> str | None:
+    """The code of an error about the document itself — it does not parse, does not validate,
+    or goes past a limit of the validation (tokens, depth, aliases, graphql-core's own budget) —
+    or None for any other error (one that has a code, a path, or a cause)."""
+    if (error.extensions or {}).get("code") or error.path is not None or error.original_error is not None:
+        return None
+    message = error.message
+    if isinstance(error, GraphQLSyntaxError):
+        return (
+            QUERY_TOO_LARGE if message.startswith("Syntax Error: Document contains more than") else GRAPHQL_PARSE_FAILED
+        )
+    if message == "Validation aborted." or message.endswith("error limit reached. Validation aborted."):
+        return QUERY_TOO_COMPLEX
+    if "exceeds maximum operation depth" in message:
+        return QUERY_TOO_DEEP
+    if "aliases found. Allowed:" in message:
+        return TOO_MANY_ALIASES
+    return GRAPHQL_VALIDATION_FAILED
+
+
+def code_document_errors(errors: list[GraphQLError]) -> None:
+    """Gives each error about the document (:func:`document_error_code`) its ``extensions.code``
+    in place (they had none: "Validation aborted." told a client nothing it could act on)."""
+    for error in errors:
+        code = document_error_code(error)
+        if code is None:
+            continue
+        if code == QUERY_TOO_COMPLEX and error.message == "Validation aborted.":
+            error.message = TOO_COMPLEX_MESSAGE
+        error.extensions = {**(error.extensions or {}), "code": code}
 
 
 @strawberry.type(

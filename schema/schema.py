@@ -24,7 +24,7 @@ from app.config import Settings
 from app.db import is_database_unavailable
 from schema.agents.schema import AgentsMutation, AgentsQuery
 from schema.catalog import CatalogMutation, CatalogQuery
-from schema.errors import ClientError, MaskUnexpectedErrors
+from schema.errors import ClientError, MaskUnexpectedErrors, code_document_errors
 from schema.fairness import CostlyOperationGate, TimeSlicedExecutor
 from schema.gateway.hot_path import HotPath
 from schema.gateway.schema import GatewayMutation, GatewayQuery, GatewaySubscription
@@ -144,6 +144,7 @@ class QuiverSchema(strawberry.Schema):
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
         # Client faults (a bad cursor or argument, a document that does not parse or validate,
         # a refused cost) are answers, not server problems: logged at INFO, not ERROR.
+        code_document_errors(errors)
         unexpected = [error for error in errors if _is_server_fault(error) and not _is_outage(error)]
         for error in errors:
             if not _is_server_fault(error):
