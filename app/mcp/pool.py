@@ -41,7 +41,7 @@ from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, METHOD_NOT_FOUND, REQU
 from pydantic import ValidationError
 
 from app.crypto import SecretBox
-from app.egress import EgressDeniedError, EgressPolicy, egress_checked_transport2
+from app.egress import EgressDeniedError, EgressPolicy, UnresolvableHostError, egress_checked_transport2
 from app.gateway.redaction import NO_SECRETS, SecretScrubber, scrubber_for
 from app.mcp.config import (
     BAD_RESULT,
@@ -256,7 +256,9 @@ class McpSessionPool:
             try:
                 await self.egress.check_url(config.url)
             except EgressDeniedError as error:
-                raise McpCallError(EGRESS, str(error)) from None
+                # A name that resolves to nothing is a server not reached, not one the policy forbids.
+                kind = UNREACHABLE if isinstance(error, UnresolvableHostError) else EGRESS
+                raise McpCallError(kind, str(error)) from None
         connection = Connection(config, self._auth_headers(config))
         self._connections[config.server_id] = connection
         self._live.add(connection)

@@ -17,9 +17,9 @@ import mcp_types as types
 from mcp import ClientSession
 from mcp.shared.message import SessionMessage
 
-from app.egress import EgressDeniedError
+from app.egress import EgressDeniedError, UnresolvableHostError
 from app.jsonschemas import UnsafeSchemaError, validator_for
-from app.mcp.config import BAD_RESULT, CONNECTION_LOST, EGRESS, McpCallError, McpServerConfig
+from app.mcp.config import BAD_RESULT, CONNECTION_LOST, EGRESS, UNREACHABLE, McpCallError, McpServerConfig
 
 #: ``tools/list`` pages followed before giving up on a server that never ends.
 MAX_TOOL_PAGES = 500
@@ -159,7 +159,8 @@ def raise_if_denied(connection: Connection) -> None:
         return
     in_flight = connection.in_flight_at_denial
     if in_flight == 0 or (in_flight == 1 and connection.denied_a_request):
-        raise McpCallError(EGRESS, str(denial)) from None
+        # Nothing was sent; a name resolving to nothing is a server not reached, not a refusal.
+        raise McpCallError(UNREACHABLE if isinstance(denial, UnresolvableHostError) else EGRESS, str(denial)) from None
     raise McpCallError(CONNECTION_LOST, f"the session ended: {denial}") from None
 
 

@@ -61,6 +61,18 @@ class ScriptedResolver:
         return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
 
 
+class FailingResolver:
+    """A name that resolves to nothing: an empty answer, or a lookup that fails (``answer`` raised)."""
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    async def __call__(self, host: str, port: int) -> list[str]:
+        if isinstance(self.answer, BaseException):
+            raise self.answer
+        return list(self.answer)
+
+
 class SwitchableResolver:
     """One answer for every lookup until the test changes it (a name being rebound)."""
 
@@ -209,6 +221,22 @@ class TestThroughTheHttpExecutor:
         assert raised.value.error.code == "EGRESS_DENIED"
         assert resolver.lookups == []
 
+    @pytest.mark.parametrize(
+        "answer", [[], OSError(-2, "Name or service not known")], ids=["no-address", "lookup-fails"]
+    )
+    async def test_a_name_that_does_not_resolve_is_unreachable_not_refused(
+        self, tool_server: ToolServer, answer: Any
+    ) -> None:
+        """A host that does not resolve (a typo, DNS down, an offline machine) is a service that
+        could not be reached, to try again: it was reported EGRESS_DENIED, as if the policy forbade it."""
+        policy = EgressPolicy([], resolver=FailingResolver(answer))
+        with pytest.raises(ToolFailure) as raised:
+            await self._execute(policy, name_url(tool_server, "/ok/exec"))
+        assert raised.value.error.code == "EXTERNAL_API_ERROR"
+        assert raised.value.error.message == "The tool's service could not be reached."
+        assert "resolve" in (raised.value.error.detail or "")
+        assert raised.value.retryable
+
     async def test_an_allowed_name_is_called(self, tool_server: ToolServer) -> None:
         policy = EgressPolicy(["127.0.0.1"], resolver=ScriptedResolver(["127.0.0.1"]))
         data = await self._execute(policy, name_url(tool_server, f"/ok/{secrets.token_hex(4)}"))
@@ -290,6 +318,23 @@ class TestMcpSessions:
         # replaced afterwards, and a new one works once the name points back.
         assert after == "after"
         assert pool.connect_count(server_id) == 2
+
+    async def test_a_server_whose_name_does_not_resolve_is_unreachable_not_refused(
+        self, session_factory: async_sessionmaker[AsyncSession], server: HttpMcpServer
+    ) -> None:
+        pool = McpSessionPool(
+            SecretBox(Fernet.generate_key()), EgressPolicy(["127.0.0.1"], resolver=FailingResolver([]))
+        )
+        executor = McpExecutor(pool, session_factory)
+        server_id = await add_server(session_factory, url=f"http://localhost:{server.port}/mcp")
+        try:
+            with pytest.raises(ToolFailure) as raised:
+                await self._call(executor, server_id, "hello")
+        finally:
+            await pool.close()
+        assert raised.value.error.code == "MCP_ERROR"
+        assert raised.value.error.message == "The MCP server failed: it could not be reached."
+        assert "resolve" in (raised.value.error.detail or "")
 
     async def test_a_call_already_sent_when_the_session_is_refused_may_have_run(
         self, session_factory: async_sessionmaker[AsyncSession], server: HttpMcpServer
