@@ -1,7 +1,7 @@
 """A tag filter (tools, a space's visibleTools, skills, a space's skills) holds at most 100
 distinct tags: one more is a top-level TOO_LONG error naming it, never an internal error
 (SQLite refused the query of 1,000 tags: "Expression tree is too large"). Repeated tags
-count once."""
+count once, within the bound every list input has (QUIVER_MAX_LIST_ITEMS, 500 items)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from app.config import Settings
 from tests.conftest import GraphQLClient
 from tests.schema.skills.operations import created_skill
 from tests.schema.tools.operations import create_tool
@@ -55,7 +56,7 @@ class TestAtTheLimit:
         assert names(seen["space"]["skills"]) == ["weekly-report"]
 
     async def test_repeated_tags_count_once(self, gql: GraphQLClient, space: str) -> None:
-        repeated = [TAGS[0]] * 5000
+        repeated = [*TAGS, *([TAGS[0]] * (Settings().max_list_items - len(TAGS)))]
 
         tools = await gql.execute(TOOLS, {"tags": repeated})
         seen = await gql.execute(SPACE, {"space": space, "tags": repeated})
@@ -65,7 +66,7 @@ class TestAtTheLimit:
 
 
 class TestOverTheLimit:
-    @pytest.mark.parametrize("count", [101, 1000, 20000])
+    @pytest.mark.parametrize("count", [101, 400])
     @pytest.mark.parametrize(("query", "path"), [(TOOLS, ["tools"]), (SKILLS, ["skills"])])
     async def test_one_more_is_too_long(self, gql: GraphQLClient, count: int, query: str, path: list[str]) -> None:
         response = await gql.raw(query, {"tags": [*TAGS, *(f"tag {index}" for index in range(count - 100))]})
@@ -75,6 +76,22 @@ class TestOverTheLimit:
         assert error["extensions"] == {"code": "TOO_LONG"}
         assert error["path"] == path
         assert error["message"] == f"filter.tags holds {count} tags; at most 100 are accepted."
+
+    @pytest.mark.parametrize("count", [1000, 20000])
+    @pytest.mark.parametrize(("query", "path"), [(TOOLS, ["tools"]), (SKILLS, ["skills"])])
+    async def test_past_the_list_bound_the_items_are_counted_first(
+        self, gql: GraphQLClient, count: int, query: str, path: list[str]
+    ) -> None:
+        """More items than any list input takes (QUIVER_MAX_LIST_ITEMS) is refused before the
+        tags are counted, repeats included."""
+        limit = Settings().max_list_items
+        for tags in ([f"tag {index}" for index in range(count)], [TAGS[0]] * count):
+            response = await gql.raw(query, {"tags": tags})
+
+            [error] = response.json()["errors"]
+            assert error["extensions"] == {"code": "TOO_LONG"}
+            assert error["path"] == path
+            assert error["message"] == f"filter.tags has {count} items; at most {limit} are accepted."
 
     @pytest.mark.parametrize("field", ["visibleTools", "skills"])
     async def test_nested_in_a_space(self, gql: GraphQLClient, space: str, field: str) -> None:
