@@ -64,9 +64,12 @@ class NotUnicodeError(json.JSONDecodeError):
     NUL, an integer of more than 4,300 digits."""
 
 
-def may_be_refused(text: bytes) -> bool:
-    """Whether :func:`loads_unicode` may refuse ``text`` for what a string holds (orjson reads a NUL)."""
-    return _SUSPECT_ESCAPE.search(text) is not None
+def may_be_refused(text: str | bytes) -> bool:
+    """Whether :func:`loads_unicode` may refuse ``text`` for what a string holds (orjson reads a NUL):
+    an escape that may spell a lone surrogate or U+0000, or (in a ``str``) such a character itself."""
+    if isinstance(text, bytes):
+        return _SUSPECT_ESCAPE.search(text) is not None
+    return _SUSPECT_ESCAPE_TEXT.search(text) is not None or _REFUSED.search(text) is not None
 
 
 def loads_unicode(text: str | bytes) -> Any:
@@ -86,11 +89,7 @@ def loads_unicode(text: str | bytes) -> Any:
         # An integer of more digits than Python converts (4,300): a ValueError that is not a
         # JSONDecodeError, which the HTTP view answered 500 and a WebSocket as a server fault.
         raise NotUnicodeError(f"The JSON is not read: {str(error).split(';')[0]}.", "", 0) from None
-    if isinstance(text, bytes):
-        suspect = _SUSPECT_ESCAPE.search(text) is not None
-    else:
-        suspect = _SUSPECT_ESCAPE_TEXT.search(text) is not None or _REFUSED.search(text) is not None
-    refused = _refused_character(value) if suspect else None
+    refused = _refused_character(value) if may_be_refused(text) else None
     if refused == "\x00":
         raise NotUnicodeError("A string holds U+0000 (NUL), which Quiver does not store.", "", 0)
     if refused is not None:

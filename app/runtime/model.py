@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -53,8 +52,6 @@ from app.gateway.redaction import json_safe
 from app.scheduling import waiting_outside
 
 MODEL_TIMEOUT = "MODEL_TIMEOUT"
-#: A JSON escape of U+0000 or of a surrogate (paired ones decode to one character; lone ones cannot be stored).
-_UNSAFE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
 MODEL_ERROR = "MODEL_ERROR"
 MODEL_BAD_RESPONSE = "MODEL_BAD_RESPONSE"
 
@@ -319,7 +316,7 @@ def _safe_arguments(text: str) -> str:
     """Arguments whose JSON escapes spell U+0000 or a lone surrogate (``"\\u0000"``), which neither
     PostgreSQL's text nor its JSONB holds (the run's trace and call log failed to be written), as
     the same JSON with U+FFFD in their place (:func:`json_safe`); anything else as sent."""
-    if not _UNSAFE_ESCAPE.search(text):
+    if not jsoncodec.may_be_refused(text):
         return text
     try:
         parsed = json.loads(text)
