@@ -379,6 +379,16 @@ export function LoadError({ error, retry }: { error: string | null; retry?: () =
   );
 }
 
+/** The loads of one page that failed, as one message (each distinct reason once: an outage that
+ *  fails the list and the choices beside it is said once) with one "Try again" that loads again
+ *  each of them that failed. */
+export function LoadErrors({ loads }: { loads: readonly Loaded<unknown>[] }) {
+  const failed = loads.filter((load) => load.error !== null);
+  if (!failed.length) return null;
+  const reasons = [...new Set(failed.map((load) => load.error))];
+  return <LoadError error={reasons.join(" ")} retry={() => failed.forEach((load) => load.reload())} />;
+}
+
 export function Notice({ children }: { children: ComponentChildren }) {
   return (
     <div class="notice" role="status">

@@ -252,3 +252,49 @@ class TestApprovalsPage:
         await expect(visit.page.get_by_text("Nothing waits for a decision in this space.")).to_be_visible()
         assert await visit.page.evaluate("window.__stillTheSamePage === true")
         assert (await quiver.graphql(PENDING, {"space": space}))["pendingApprovals"]["edges"] == []
+
+
+class TestApprovalsPageOutage:
+    async def test_both_lists_failing_show_one_message_and_one_try_again_that_loads_both(
+        self, visit: Visit, quiver: Quiver
+    ) -> None:
+        """The page loads two lists (the spaces for its picker, the space's waiting calls); a
+        gateway answering 503 fails both, and the page said so twice, with two buttons."""
+        space = await quiver.create_space(unique("approvals_down").replace("-", "_"))
+        page = visit.page
+        await visit.sign_in(ADMIN_TOKEN)
+        down = True
+        refused: list[str] = []
+        # Both answered at once, once both have been asked: the page has both failures together.
+        both_asked = asyncio.Event()
+
+        async def gateway(route: Any) -> None:
+            query = str((route.request.post_data_json or {}).get("query", ""))
+            named = re.search(r"\bquery (\w+)", query)
+            if down and named and named.group(1) in ("SpaceOptions", "PendingApprovals"):
+                refused.append(named.group(1))
+                if {"SpaceOptions", "PendingApprovals"} <= set(refused):
+                    both_asked.set()
+                await both_asked.wait()
+                await route.fulfill(status=503, content_type="text/plain", body="503 Service Unavailable")
+            else:
+                await route.continue_()
+
+        await page.route(re.compile(r"/graphql$"), gateway)
+        await visit.open(f"/console/approvals?space={space}")
+        await expect(page.get_by_role("heading", level=1)).to_have_text("Approvals")
+
+        alert = page.get_by_role("alert")
+        # One message, said once (not "The server answered 503." twice), in one alert.
+        await expect(alert.locator("p")).to_have_text("The server answered 503.")
+        await expect(alert).to_have_count(1)
+        await expect(page.get_by_role("button", name="Try again")).to_have_count(1)
+        assert {"SpaceOptions", "PendingApprovals"} <= set(refused), refused
+        await visit.screenshot("both-lists-down")
+
+        down = False
+        await page.get_by_role("button", name="Try again").click()
+        await expect(page.get_by_text("Nothing waits for a decision in this space.")).to_be_visible()
+        await expect(page.get_by_label("Space")).to_have_value(space)
+        await expect(page.get_by_label("Space").locator(f"option[value='{space}']")).to_have_count(1)
+        await expect(alert).to_have_count(0)

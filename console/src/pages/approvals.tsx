@@ -22,7 +22,7 @@ import {
   errorsFor,
   FormErrors,
   JsonBlock,
-  LoadError,
+  LoadErrors,
   Notice,
   PageHeader,
   Pager,
@@ -194,8 +194,7 @@ export function ApprovalsPage() {
           ? "Approved, a call runs and its run continues; rejected, it does not run and the model is told why."
           : "Read only: a SPACE_ADMIN of this space or an ADMIN decides."}
       </p>
-      <LoadError error={spaces.error} retry={spaces.reload} />
-      <LoadError error={list.error} retry={list.reload} />
+      <LoadErrors loads={[spaces, list]} />
       {decided && <Notice>{decided}</Notice>}
       <p class="muted">
         {live

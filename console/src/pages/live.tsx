@@ -1,16 +1,70 @@
 // Live calls: the toolCalls subscription as a table, filtered by space, tool and status, with pause.
-import { useEffect, useRef, useState } from "preact/hooks";
+// When the WebSocket drops, the calls that finish meanwhile are read from the call log (the
+// toolCalls query) once it is back, and merged in among the rest.
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
-import type { SocketState } from "../api";
-import { type CallRowFragment, type CallStatus, LiveToolCallsDocument } from "../generated/graphql";
+import { AuthError, type SocketState } from "../api";
+import {
+  type CallRowFragment,
+  type CallStatus,
+  LiveToolCallsDocument,
+  RecentToolCallsDocument,
+  type ToolCallFilter,
+} from "../generated/graphql";
 import { Link } from "../router";
 import { useSession } from "../session";
-import { Badge, JsonBlock, ms, PageHeader, SelectField, statusTone, TextField, when } from "../ui";
+import {
+  Badge,
+  JsonBlock,
+  LoadError,
+  messageOf,
+  ms,
+  Notice,
+  PageHeader,
+  SelectField,
+  statusTone,
+  TextField,
+  when,
+} from "../ui";
 import { spaceChoices, useSpaceOptions } from "./tools";
 
 // Kept in the table: enough to read a burst, bounded so a busy gateway cannot grow the page forever.
 const MAX_ROWS = 500;
+/** The calls read from the call log after an outage: one page of the toolCalls query (its most). */
+const BACKFILL_PAGE = 100;
 
+/** The newest moment the table has heard of: the latest startedAt among its calls (or, before the
+ *  first, when it began listening), and the calls started at that very moment (the call log's
+ *  `since` includes them). */
+type Mark = { at: string; ids: string[] };
+
+/** The calls read back after an outage: being read, or could not be, or more than one page. */
+type Backfill = { kind: "idle" } | { kind: "running" } | { kind: "failed"; message: string } | { kind: "partial" };
+
+/** An ISO 8601 moment in microseconds (Date.parse keeps milliseconds; the API gives microseconds). */
+function micros(iso: string): number {
+  const fraction = /\.(\d+)/.exec(iso)?.[1] ?? "";
+  return Date.parse(iso) * 1000 + Number(fraction.slice(3, 6).padEnd(3, "0"));
+}
+
+function later(mark: Mark, call: CallRowFragment): Mark {
+  const [known, at] = [micros(mark.at), micros(call.startedAt)];
+  if (at > known) return { at: call.startedAt, ids: [call.id] };
+  if (at === known && !mark.ids.includes(call.id)) return { ...mark, ids: [...mark.ids, call.id] };
+  return mark;
+}
+
+/** `missed` (oldest first) merged into `rows` (newest first): each before the first row that
+ *  started earlier, the rows' own order kept. */
+function mergeMissed(rows: CallRowFragment[], missed: CallRowFragment[]): CallRowFragment[] {
+  const pending = [...missed].reverse();
+  const merged: CallRowFragment[] = [];
+  for (const row of rows) {
+    while (pending.length && micros(pending[0].startedAt) > micros(row.startedAt)) merged.push(pending.shift()!);
+    merged.push(row);
+  }
+  return [...merged, ...pending].slice(0, MAX_ROWS);
+}
 
 export function LiveCallsPage() {
   const { api } = useSession();
@@ -26,21 +80,37 @@ export function LiveCallsPage() {
   const opener = useRef<HTMLElement | null>(null);
   const [state, setState] = useState<SocketState>("connecting");
   const [problem, setProblem] = useState<string | null>(null);
+  const [backfill, setBackfill] = useState<Backfill>({ kind: "idle" });
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
+  const rows = useRef({ calls, held });
+  rows.current = { calls, held };
   const tool = toolId.trim();
+  const filterRef = useRef<ToolCallFilter>({});
+  // Before the first call, the browser's clock: what the call log holds from then on is read back
+  // after an outage (as long as the browser's and the server's clocks roughly agree).
+  const mark = useRef<Mark>({ at: new Date().toISOString(), ids: [] });
+  // The mark when the socket dropped, until the calls since then are read back.
+  const gap = useRef<Mark | null>(null);
+  const socketRef = useRef(state);
+  socketRef.current = state;
 
   useEffect(() => api.onSocketState(setState), [api]);
 
   useEffect(() => {
     setProblem(null);
+    setBackfill({ kind: "idle" });
     const filter = { spaceId: spaceId || null, toolId: tool || null, status: status || null };
+    filterRef.current = filter;
+    mark.current = { at: new Date().toISOString(), ids: [] };
+    gap.current = null;
     const stop = api.subscribe(
       LiveToolCallsDocument,
       { filter },
       {
         next: (data) => {
           const call = data.toolCalls;
+          mark.current = later(mark.current, call);
           if (pausedRef.current) setHeld((previous) => [call, ...previous].slice(0, MAX_ROWS));
           else setCalls((previous) => [call, ...previous].slice(0, MAX_ROWS));
         },
@@ -49,6 +119,50 @@ export function LiveCallsPage() {
     );
     return stop;
   }, [api, spaceId, tool, status]);
+
+  /** Reads the calls that finished while the socket was down (one page of the call log since the
+   *  mark it dropped at) and merges in those the table does not have. */
+  const fetchMissed = useCallback(async () => {
+    const since = gap.current;
+    if (since === null) return;
+    const filter = filterRef.current;
+    setBackfill({ kind: "running" });
+    let page;
+    try {
+      const variables = { filter: { ...filter, since: since.at }, first: BACKFILL_PAGE };
+      page = (await api.request(RecentToolCallsDocument, variables)).toolCalls;
+    } catch (error) {
+      if (filterRef.current === filter && !(error instanceof AuthError)) {
+        setBackfill({ kind: "failed", message: messageOf(error) });
+      }
+      return;
+    }
+    if (filterRef.current !== filter) return;
+    // Calls waiting for approval have not run: the stream does not show them either.
+    const missed = page.edges
+      .map(({ node }) => node)
+      .filter((call) => call.status !== "PENDING_APPROVAL" && !since.ids.includes(call.id));
+    for (const call of missed) mark.current = later(mark.current, call);
+    const shown = new Set([...rows.current.calls, ...rows.current.held].map((call) => call.id));
+    const fresh = missed.filter((call) => !shown.has(call.id));
+    const add = (previous: CallRowFragment[]) =>
+      mergeMissed(previous, fresh.filter((call) => !previous.some((row) => row.id === call.id)));
+    if (pausedRef.current) setHeld(add);
+    else setCalls(add);
+    // Dropped again meanwhile: the gap stays open, to be read again from the same mark.
+    if (socketRef.current === "connected" && gap.current === since) gap.current = null;
+    setBackfill(page.pageInfo.hasNextPage ? { kind: "partial" } : { kind: "idle" });
+  }, [api]);
+
+  // Back on the socket, graphql-ws subscribes again by itself; the calls finished before the server
+  // has the new subscription are the ones the call log gives.
+  useEffect(() => {
+    if (state === "reconnecting" && gap.current === null) gap.current = mark.current;
+    if (state === "connected" && gap.current !== null) void fetchMissed();
+  }, [state, fetchMissed]);
+
+  // Back and not yet read (said from the first render on the socket, before the read starts).
+  const reading = state === "connected" && gap.current !== null && backfill.kind !== "failed";
 
   const resume = () => {
     setCalls((previous) => [...held, ...previous].slice(0, MAX_ROWS));
@@ -68,17 +182,25 @@ export function LiveCallsPage() {
             Pause
           </button>
         )}
-        <button type="button" onClick={() => setCalls([])}>
+        <button
+          type="button"
+          onClick={() => {
+            setCalls([]);
+            if (backfill.kind === "partial") setBackfill({ kind: "idle" });
+          }}
+        >
           Clear
         </button>
       </PageHeader>
       <p class="muted" role="status">
         {state === "connected"
-          ? "Listening: every finished call appears here as it happens."
+          ? reading
+            ? "Listening. Reading the calls that finished while the connection was down…"
+            : "Listening: every finished call appears here as it happens."
           : state === "connecting"
             ? "Connecting…"
             : state === "reconnecting"
-              ? "Reconnecting… the live connection dropped; calls finished meanwhile are not shown here."
+              ? "Reconnecting… the live connection dropped; the calls that finish meanwhile are read from the call log once it is back."
               : "Disconnected."}
         {paused && " Paused: new calls wait until you resume."}
       </p>
@@ -86,6 +208,20 @@ export function LiveCallsPage() {
         <p class="form-errors" role="alert">
           {problem}
         </p>
+      )}
+      <LoadError
+        error={
+          backfill.kind === "failed"
+            ? `The calls that finished while the connection was down could not be read: ${backfill.message}`
+            : null
+        }
+        retry={() => void fetchMissed()}
+      />
+      {backfill.kind === "partial" && (
+        <Notice>
+          Not every call that finished while the connection was down is shown: the oldest {BACKFILL_PAGE} in the call
+          log were read, the later ones are only there (the toolCalls query).
+        </Notice>
       )}
       <form class="filters" aria-label="Filter live calls" onSubmit={(event) => event.preventDefault()}>
         <SelectField
