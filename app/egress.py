@@ -42,11 +42,13 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 
 
 class EgressDeniedError(Exception):
-    pass
+    """The policy forbids the address: nothing was sent."""
 
 
-class UnresolvableHostError(EgressDeniedError):
-    """The host name resolves to no address (now)."""
+class UnresolvableHostError(socket.gaierror):
+    """The host name resolves to no address (now): a failed lookup, as ``getaddrinfo``'s own
+    (an OSError), not a refusal. Wherever a connection that fails is a service not reached,
+    so is this."""
 
 
 def _forbidden(address: Address) -> bool:
@@ -141,7 +143,8 @@ class EgressPolicy:
 
     async def addresses_for(self, host: str, port: int) -> list[str] | None:
         """The checked addresses a connection to ``host`` may use, resolved once; None for an
-        allow-listed host name (connect by name). Raises EgressDeniedError."""
+        allow-listed host name (connect by name). Raises EgressDeniedError, or UnresolvableHostError
+        (an OSError) when the name resolves to nothing."""
         host = host.lower().strip("[]")
         if not host:
             raise EgressDeniedError("no host")
@@ -162,7 +165,8 @@ class EgressPolicy:
         return resolved
 
     async def check_url(self, url: str, *, resolve_failure_ok: bool = False, resolve: bool = True) -> None:
-        """Raise EgressDeniedError when the URL's host is or resolves to a forbidden address.
+        """Raise EgressDeniedError when the URL's host is or resolves to a forbidden address, and
+        UnresolvableHostError (an OSError) when it resolves to nothing.
 
         ``resolve_failure_ok``: at creation time a name that does not resolve (yet) is
         accepted; it is checked again when connecting. ``resolve=False``: check only what
@@ -194,7 +198,8 @@ async def connect_checked(
     connect_errors: tuple[type[Exception], ...],
 ) -> Stream:
     """``connect(address)`` to the first checked address of ``host`` that takes the connection
-    (by name for an allow-listed name). Raises EgressDeniedError before connecting anywhere."""
+    (by name for an allow-listed name). Raises EgressDeniedError (or UnresolvableHostError)
+    before connecting anywhere."""
     addresses = await policy.addresses_for(host, port)
     if addresses is None:  # an allow-listed name
         return await connect(host)
@@ -349,7 +354,11 @@ class _CheckedBackendBase:
             return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
 
         errors = (self.library.ConnectError, self.library.ConnectTimeout)
-        return await connect_checked(self.policy, host, port, connect, errors)
+        try:
+            return await connect_checked(self.policy, host, port, connect, errors)
+        except OSError as error:
+            # The lookup failed: a ConnectError, as the pool's own backend reports a failed getaddrinfo.
+            raise self.library.ConnectError(str(error)) from error
 
     async def connect_unix_socket(
         self,

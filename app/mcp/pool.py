@@ -41,7 +41,7 @@ from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, METHOD_NOT_FOUND, REQU
 from pydantic import ValidationError
 
 from app.crypto import SecretBox
-from app.egress import EgressDeniedError, EgressPolicy, UnresolvableHostError, egress_checked_transport2
+from app.egress import EgressDeniedError, EgressPolicy, egress_checked_transport2
 from app.gateway.redaction import NO_SECRETS, SecretScrubber, scrubber_for
 from app.mcp.config import (
     BAD_RESULT,
@@ -54,7 +54,7 @@ from app.mcp.config import (
     McpServerConfig,
     describe_error,
 )
-from app.mcp.session import Connection, VettedClientSession, WatchedReadStream, list_all_tools, raise_if_denied
+from app.mcp.session import Connection, VettedClientSession, WatchedReadStream, list_all_tools, raise_if_not_made
 from app.mcp.transport import HTTP_LIMITS, SessionTransport
 from app.validation import is_header_value
 
@@ -189,7 +189,7 @@ class McpSessionPool:
                 return await operation(session, remaining)
         except TimeoutError:
             self._retire(connection)
-            raise_if_denied(connection)
+            raise_if_not_made(connection)
             raise McpCallError(TIMED_OUT, f"no answer within {remaining:.1f}s") from None
         except MCPError as error:
             if error.code == REQUEST_TIMEOUT:
@@ -197,7 +197,7 @@ class McpSessionPool:
                 raise McpCallError(TIMED_OUT, f"no answer within {remaining:.1f}s") from None
             if error.code == CONNECTION_CLOSED:
                 self._retire(connection)
-                raise_if_denied(connection)
+                raise_if_not_made(connection)
                 raise McpCallError(CONNECTION_LOST, f"connection closed: {error.message}") from None
             if _is_session_expired(connection.config, error):
                 self._retire(connection)
@@ -217,7 +217,7 @@ class McpSessionPool:
             raise McpCallError(BAD_RESULT, describe_error(error)) from None
         except Exception as error:
             self._retire(connection)
-            raise_if_denied(connection)
+            raise_if_not_made(connection)
             raise McpCallError(CONNECTION_LOST, describe_error(error)) from None
         finally:
             connection.call_finished()
@@ -241,7 +241,7 @@ class McpSessionPool:
             await connection.ready.wait()
             if not connection.is_usable:
                 self._retire(connection)
-                raise_if_denied(connection)
+                raise_if_not_made(connection)
                 cause = describe_error(connection.error) if connection.error else "the connection closed"
                 raise McpCallError(UNREACHABLE, cause)
             return connection
@@ -256,9 +256,9 @@ class McpSessionPool:
             try:
                 await self.egress.check_url(config.url)
             except EgressDeniedError as error:
-                # A name that resolves to nothing is a server not reached, not one the policy forbids.
-                kind = UNREACHABLE if isinstance(error, UnresolvableHostError) else EGRESS
-                raise McpCallError(kind, str(error)) from None
+                raise McpCallError(EGRESS, str(error)) from None
+            except OSError as error:  # the lookup failed (the name resolves to nothing now): not reached
+                raise McpCallError(UNREACHABLE, str(error)) from None
         connection = Connection(config, self._auth_headers(config))
         self._connections[config.server_id] = connection
         self._live.add(connection)
@@ -336,7 +336,7 @@ class McpSessionPool:
         redirects; the SDK follows same-origin ones itself."""
         checked = egress_checked_transport2(self.egress, self.http_limits)
         return httpx2.AsyncClient(
-            transport=SessionTransport(checked, connection.deny_egress),
+            transport=SessionTransport(checked, connection.deny_egress, connection.not_reached),
             headers=headers,
             timeout=timeout if timeout is not None else httpx2.Timeout(self.connect_timeout_s, read=SSE_READ_TIMEOUT_S),
             auth=auth,

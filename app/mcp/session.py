@@ -17,7 +17,7 @@ import mcp_types as types
 from mcp import ClientSession
 from mcp.shared.message import SessionMessage
 
-from app.egress import EgressDeniedError, UnresolvableHostError
+from app.egress import EgressDeniedError
 from app.jsonschemas import UnsafeSchemaError, validator_for
 from app.mcp.config import BAD_RESULT, CONNECTION_LOST, EGRESS, UNREACHABLE, McpCallError, McpServerConfig
 
@@ -97,11 +97,12 @@ class Connection:
         self.headers = headers
         self.session: ClientSession | None = None
         self.error: BaseException | None = None
-        # Set when the egress policy refused a connection the session needed: the refusal,
-        # the calls in flight then, and whether what was refused was a JSON-RPC request.
-        self.egress_denial: EgressDeniedError | None = None
-        self.in_flight_at_denial = 0
-        self.denied_a_request = False
+        # Set when a connection the session needed was not made (the egress policy refused it,
+        # or its host was not reached): its kind (EGRESS, UNREACHABLE) and cause, the calls in
+        # flight then, and whether what was not sent was a JSON-RPC request.
+        self.not_made: tuple[str, Exception] | None = None
+        self.in_flight_when_not_made = 0
+        self.request_not_sent = False
         self.ready = asyncio.Event()
         self._wake = asyncio.Event()
         self.is_broken = False
@@ -115,12 +116,20 @@ class Connection:
 
     def deny_egress(self, denial: EgressDeniedError, of_request: bool) -> None:
         """A connection the session needed was refused (its name was rebound to a forbidden
-        address): the session ends. Its transport may not notice by itself (SSE's writer
-        only logs the error), and nothing more may be sent to that name."""
-        if self.egress_denial is None:
-            self.egress_denial = denial
-            self.in_flight_at_denial = self.in_flight
-            self.denied_a_request = of_request
+        address): the session ends, and nothing more may be sent to that name."""
+        self._not_made(EGRESS, denial, of_request)
+
+    def not_reached(self, failure: Exception, of_request: bool) -> None:
+        """A connection the session needed could not be made (its name resolves to nothing now,
+        nothing listens there): the session ends, as its writer does with the failure."""
+        self._not_made(UNREACHABLE, failure, of_request)
+
+    def _not_made(self, kind: str, cause: Exception, of_request: bool) -> None:
+        # The transport may not notice by itself (SSE's writer only logs the error).
+        if self.not_made is None:
+            self.not_made = (kind, cause)
+            self.in_flight_when_not_made = self.in_flight
+            self.request_not_sent = of_request
         self.mark_broken()
 
     def mark_broken(self) -> None:
@@ -146,22 +155,22 @@ class Connection:
         await self._wake.wait()
 
 
-def raise_if_denied(connection: Connection) -> None:
-    """A request that failed because the egress policy refused a connection of its session.
+def raise_if_not_made(connection: Connection) -> None:
+    """A request that failed because a connection of its session was not made: refused by the
+    egress policy (EGRESS) or its host not reached (UNREACHABLE).
 
-    EGRESS (nothing was sent) only when that is certain: no call was in flight (the session
-    was starting), or the refused POST was a request and this was the only call in flight,
+    That kind (nothing was sent) only when that is certain: no call was in flight (the session
+    was starting), or the POST not sent was a request and this was the only call in flight,
     so the request was its own. Otherwise the call may have been sent before the session
-    ended: a lost connection (the tool may or may not have run), with the refusal as cause.
+    ended: a lost connection (the tool may or may not have run), with the failure as cause.
     """
-    denial = connection.egress_denial
-    if denial is None:
+    if connection.not_made is None:
         return
-    in_flight = connection.in_flight_at_denial
-    if in_flight == 0 or (in_flight == 1 and connection.denied_a_request):
-        # Nothing was sent; a name resolving to nothing is a server not reached, not a refusal.
-        raise McpCallError(UNREACHABLE if isinstance(denial, UnresolvableHostError) else EGRESS, str(denial)) from None
-    raise McpCallError(CONNECTION_LOST, f"the session ended: {denial}") from None
+    kind, cause = connection.not_made
+    in_flight = connection.in_flight_when_not_made
+    if in_flight == 0 or (in_flight == 1 and connection.request_not_sent):
+        raise McpCallError(kind, str(cause)) from None
+    raise McpCallError(CONNECTION_LOST, f"the session ended: {cause}") from None
 
 
 async def list_all_tools(

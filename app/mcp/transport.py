@@ -61,18 +61,21 @@ class SessionTransport(httpx2.AsyncBaseTransport):
     then paid a new TCP (and TLS) connection. Reading the few bytes that end the stream
     first lets the next request reuse it.
 
-    It also reports egress refusals with what was refused (``on_denied(denial,
-    of_request)``: whether the refused POST carried a JSON-RPC request), because the SDK
-    reports them only as a closed connection.
+    It also reports connections not made, with what was not sent (``of_request``: whether
+    the POST carried a JSON-RPC request), because the SDK reports them only as a closed
+    connection, or not at all (SSE's writer logs them): egress refusals to ``on_denied``,
+    hosts not reached (a name resolving to nothing, nothing listening) to ``on_not_reached``.
     """
 
     def __init__(
         self,
         inner: httpx2.AsyncBaseTransport,
         on_denied: Callable[[EgressDeniedError, bool], None] | None = None,
+        on_not_reached: Callable[[httpx2.ConnectError, bool], None] | None = None,
     ) -> None:
         self._inner = inner
         self._on_denied = on_denied
+        self._on_not_reached = on_not_reached
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         try:
@@ -80,6 +83,10 @@ class SessionTransport(httpx2.AsyncBaseTransport):
         except EgressDeniedError as denial:
             if self._on_denied is not None:
                 self._on_denied(denial, _carries_a_request(request))
+            raise
+        except httpx2.ConnectError as failure:
+            if self._on_not_reached is not None:
+                self._on_not_reached(failure, _carries_a_request(request))
             raise
         assert isinstance(response.stream, httpx2.AsyncByteStream)
         return httpx2.Response(

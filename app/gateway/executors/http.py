@@ -20,7 +20,7 @@ import httpx
 
 from app import jsoncodec
 from app.crypto import SecretBox
-from app.egress import EgressDeniedError, EgressPolicy, UnresolvableHostError
+from app.egress import EgressDeniedError, EgressPolicy
 from app.gateway.envelope import (
     EGRESS_DENIED,
     EXTERNAL_API_ERROR,
@@ -108,10 +108,6 @@ class OAuthTokenCache:
             try:
                 await self._egress.check_url(config["token_url"], resolve=False)
                 response = await self._client.post(config["token_url"], data=form)
-            except UnresolvableHostError as error:
-                raise ToolFailure(
-                    EXTERNAL_API_ERROR, "The tool's token endpoint could not be reached.", str(error), retryable=True
-                ) from None
             except EgressDeniedError as error:
                 raise ToolFailure(
                     EGRESS_DENIED, "The tool's token endpoint is not reachable from this platform.", str(error)
@@ -122,7 +118,7 @@ class OAuthTokenCache:
                 raise ToolFailure(
                     EXTERNAL_API_ERROR,
                     "The token endpoint could not be reached.",
-                    type(error).__name__,
+                    f"{type(error).__name__}: {error}",  # a failed lookup says which name (the gateway scrubs secrets)
                     retryable=True,
                 ) from None
             if response.status_code != 200:
@@ -311,9 +307,6 @@ class HttpExecutor(CappedExecutor):
 
 
 def _egress_denied(error: EgressDeniedError) -> ToolFailure:
-    if isinstance(error, UnresolvableHostError):
-        # Not the policy: the name resolves to nothing now (a typo, DNS down), worth another try.
-        return _unreachable(error)
     return ToolFailure(EGRESS_DENIED, "The tool's endpoint is not reachable from this platform.", str(error))
 
 

@@ -27,7 +27,13 @@ from cryptography.x509.oid import NameOID
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.crypto import SecretBox
-from app.egress import EgressDeniedError, EgressPolicy, egress_checked_transport, egress_checked_transport2
+from app.egress import (
+    EgressDeniedError,
+    EgressPolicy,
+    UnresolvableHostError,
+    egress_checked_transport,
+    egress_checked_transport2,
+)
 from app.gateway.envelope import ToolFailure
 from app.gateway.executors.base import Invocation
 from app.gateway.executors.http import HttpExecutor
@@ -62,7 +68,8 @@ class ScriptedResolver:
 
 
 class FailingResolver:
-    """A name that resolves to nothing: an empty answer, or a lookup that fails (``answer`` raised)."""
+    """A name that resolves to nothing: an empty answer, or a lookup that fails (``answer`` raised).
+    The test may change ``answer`` (a name that resolved until then)."""
 
     def __init__(self, answer: Any) -> None:
         self.answer = answer
@@ -111,6 +118,23 @@ class TestConnections:
             response = await client.post(name_url(tool_server, f"/ok/{secrets.token_hex(4)}"), json={"n": 1})
         assert response.status_code == 200 and response.json()["received"] == {"n": 1}
         assert resolver.lookups == ["tool.example"]
+
+    @pytest.mark.parametrize(
+        "answer", [[], OSError(-2, "Name or service not known")], ids=["no-address", "lookup-fails"]
+    )
+    async def test_a_name_that_does_not_resolve_fails_to_connect_as_any_unreachable_host(
+        self, tool_server: ToolServer, answer: Any
+    ) -> None:
+        """Each client library's ConnectError, the error a host that refuses the connection gives
+        (and the pool's own backend gives for a failed lookup): not the policy's refusal."""
+        policy = EgressPolicy(["127.0.0.1"], resolver=FailingResolver(answer))
+        async with client_for(policy) as client:
+            with pytest.raises(httpx.ConnectError, match="resolve"):
+                await client.post(name_url(tool_server, "/ok/unresolved"), json={})
+        transport = egress_checked_transport2(policy, httpx2.Limits(max_connections=1))
+        async with httpx2.AsyncClient(transport=transport, trust_env=False) as client2:
+            with pytest.raises(httpx2.ConnectError, match="resolve"):
+                await client2.post(name_url(tool_server, "/ok/unresolved"), json={})
 
     async def test_a_kept_alive_connection_costs_no_more_lookups(self, tool_server: ToolServer) -> None:
         resolver = ScriptedResolver(["127.0.0.1"])
@@ -202,10 +226,12 @@ class TestThroughTheHttpExecutor:
             timeout_s=5.0,
         )
 
-    async def _execute(self, policy: EgressPolicy, endpoint: str) -> Any:
+    async def _execute(
+        self, policy: EgressPolicy, endpoint: str, *, plain_http: bool = True, invocation: Invocation | None = None
+    ) -> Any:
         async with client_for(policy) as client:
-            executor = HttpExecutor(client, SecretBox(TEST_SECRET_KEY.encode()), policy)
-            return await executor.execute(self._invocation(endpoint))
+            executor = HttpExecutor(client, SecretBox(TEST_SECRET_KEY.encode()), policy, plain_http=plain_http)
+            return await executor.execute(invocation or self._invocation(endpoint))
 
     async def test_a_refused_connection_is_the_egress_envelope_error(self, tool_server: ToolServer) -> None:
         policy = EgressPolicy([], resolver=ScriptedResolver(["169.254.169.254"]))
@@ -237,6 +263,33 @@ class TestThroughTheHttpExecutor:
         assert "resolve" in (raised.value.error.detail or "")
         assert raised.value.retryable
 
+    async def test_a_name_that_does_not_resolve_is_unreachable_on_httpx_way_too(self, tool_server: ToolServer) -> None:
+        """Without the plain-http client the lookup fails under httpx's pool: the same answer."""
+        policy = EgressPolicy([], resolver=FailingResolver([]))
+        with pytest.raises(ToolFailure) as raised:
+            await self._execute(policy, name_url(tool_server, "/ok/exec"), plain_http=False)
+        assert raised.value.error.code == "EXTERNAL_API_ERROR"
+        assert raised.value.error.message == "The tool's service could not be reached."
+        assert "resolves to no address" in (raised.value.error.detail or "")
+        assert raised.value.retryable
+
+    async def test_a_token_endpoint_that_does_not_resolve_is_unreachable_not_refused(
+        self, tool_server: ToolServer
+    ) -> None:
+        secret = f"s3cret-{secrets.token_hex(8)}"
+        config = {"token_url": "http://tokens.example/token", "client_id": "quiver", "secret": secret}
+        invocation = self._invocation(f"http://127.0.0.1:{tool_server.port}/ok/exec")
+        invocation.tool.auth_type = "OAUTH_CLIENT_CREDENTIALS"
+        invocation.tool.auth_config = SecretBox(TEST_SECRET_KEY.encode()).encrypt(config)
+        policy = EgressPolicy(["127.0.0.1"], resolver=FailingResolver(OSError(-2, "Name or service not known")))
+        with pytest.raises(ToolFailure) as raised:
+            await self._execute(policy, invocation.tool.endpoint or "", invocation=invocation)
+        assert raised.value.error.code == "EXTERNAL_API_ERROR"
+        assert raised.value.error.message == "The token endpoint could not be reached."
+        assert "cannot resolve 'tokens.example'" in (raised.value.error.detail or "")
+        assert raised.value.retryable
+        assert secret not in f"{raised.value.error.message} {raised.value.error.detail}"
+
     async def test_an_allowed_name_is_called(self, tool_server: ToolServer) -> None:
         policy = EgressPolicy(["127.0.0.1"], resolver=ScriptedResolver(["127.0.0.1"]))
         data = await self._execute(policy, name_url(tool_server, f"/ok/{secrets.token_hex(4)}"))
@@ -250,8 +303,11 @@ class TestPolicyChecks:
 
         policy = EgressPolicy([], resolver=unresolvable)
         await policy.check_url("https://not-yet.example/hook", resolve_failure_ok=True)
-        with pytest.raises(EgressDeniedError, match="cannot resolve"):
+        # Otherwise it is a failed lookup (an OSError, as getaddrinfo's own), not the policy's refusal.
+        with pytest.raises(OSError, match="cannot resolve") as raised:
             await policy.check_url("https://not-yet.example/hook")
+        assert isinstance(raised.value, UnresolvableHostError)
+        assert not isinstance(raised.value, EgressDeniedError)
 
     async def test_creation_time_refuses_a_name_resolving_to_a_private_address(self) -> None:
         policy = EgressPolicy([], resolver=ScriptedResolver(["192.168.1.10"]))
@@ -316,6 +372,53 @@ class TestMcpSessions:
         assert "10.0.0.7" in (refused.value.error.detail or "")
         # The refused request was the session's, not a new session's: the session is
         # replaced afterwards, and a new one works once the name points back.
+        assert after == "after"
+        assert pool.connect_count(server_id) == 2
+
+    @pytest.mark.parametrize("transport", ["STREAMABLE_HTTP", "SSE"])
+    @pytest.mark.parametrize(
+        "answer",
+        [[], OSError(-2, "Name or service not known"), ["127.0.0.2"]],
+        ids=["no-address", "lookup-fails", "nothing-listens"],
+    )
+    async def test_a_host_no_longer_reached_during_a_session_is_unreachable_on_its_next_connection(
+        self,
+        session_factory: async_sessionmaker[AsyncSession],
+        server: HttpMcpServer,
+        sse_server: HttpMcpServer,
+        transport: str,
+        answer: Any,
+    ) -> None:
+        """The session's next connection is not made (its name resolves to nothing now, or to an
+        address where nothing listens): nothing was sent, the server could not be reached, as
+        when the session starts. The SDK would report it as a closed connection, or (SSE) not
+        at all, leaving the call to time out."""
+        peer = sse_server if transport == "SSE" else server
+        resolver = FailingResolver(["127.0.0.1"])
+        pool = McpSessionPool(
+            SecretBox(Fernet.generate_key()),
+            EgressPolicy(["127.0.0.1", "127.0.0.2"], resolver=resolver),
+            http_limits=httpx2.Limits(max_connections=10, max_keepalive_connections=5, keepalive_expiry=0.05),
+        )
+        executor = McpExecutor(pool, session_factory)
+        path = "sse" if transport == "SSE" else "mcp"
+        server_id = await add_server(session_factory, url=f"http://localhost:{peer.port}/{path}", transport=transport)
+        try:
+            before = await self._call(executor, server_id, "before")
+            resolver.answer = answer
+            await asyncio.sleep(0.2)  # the kept-alive connection expires
+            with pytest.raises(ToolFailure) as raised:
+                await self._call(executor, server_id, "unreached")
+            resolver.answer = ["127.0.0.1"]
+            after = await self._call(executor, server_id, "after")
+        finally:
+            await pool.close()
+
+        assert before == "before"
+        assert raised.value.error.code == "MCP_ERROR"
+        assert raised.value.error.message == "The MCP server failed: it could not be reached."
+        if answer != ["127.0.0.2"]:
+            assert "resolve" in (raised.value.error.detail or "")
         assert after == "after"
         assert pool.connect_count(server_id) == 2
 
