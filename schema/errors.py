@@ -7,6 +7,7 @@ import secrets
 
 import strawberry
 from graphql import GraphQLError, GraphQLSyntaxError
+from graphql.validation.validate import ValidationAbortedError
 from strawberry.extensions import MaskErrors
 
 from app.db import is_database_unavailable
@@ -32,22 +33,19 @@ TOO_COMPLEX_MESSAGE = (
 
 
 def document_error_code(error: GraphQLError) -> str | None:
-    """The code of an error about the document itself — it does not parse, does not validate,
-    or goes past a limit of the validation (tokens, depth, aliases, graphql-core's own budget) —
-    or None for any other error (one that has a code, a path, or a cause)."""
+    """The code of an error about the document itself that graphql-core made without one — it
+    does not parse (or has too many tokens), does not validate, or graphql-core gave up
+    validating it (:class:`ValidationAbortedError`: its own budget, or too many errors) — or None
+    for any other error (one that has a code, a path, or a cause). Quiver's own limits (depth,
+    aliases: schema.limits) code their refusals where they make them."""
     if (error.extensions or {}).get("code") or error.path is not None or error.original_error is not None:
         return None
-    message = error.message
     if isinstance(error, GraphQLSyntaxError):
-        return (
-            QUERY_TOO_LARGE if message.startswith("Syntax Error: Document contains more than") else GRAPHQL_PARSE_FAILED
-        )
-    if message == "Validation aborted." or message.endswith("error limit reached. Validation aborted."):
+        # The parser's token limit has no error of its own: only its message tells it apart.
+        too_large = error.message.startswith("Syntax Error: Document contains more than")
+        return QUERY_TOO_LARGE if too_large else GRAPHQL_PARSE_FAILED
+    if isinstance(error, ValidationAbortedError):
         return QUERY_TOO_COMPLEX
-    if "exceeds maximum operation depth" in message:
-        return QUERY_TOO_DEEP
-    if "aliases found. Allowed:" in message:
-        return TOO_MANY_ALIASES
     return GRAPHQL_VALIDATION_FAILED
 
 
@@ -58,7 +56,7 @@ def code_document_errors(errors: list[GraphQLError]) -> None:
         code = document_error_code(error)
         if code is None:
             continue
-        if code == QUERY_TOO_COMPLEX and error.message == "Validation aborted.":
+        if code == QUERY_TOO_COMPLEX and error.message == "Validation aborted.":  # the budget's bare words
             error.message = TOO_COMPLEX_MESSAGE
         error.extensions = {**(error.extensions or {}), "code": code}
 

@@ -47,7 +47,7 @@ from strawberry.types.field import StrawberryField
 from strawberry.types.graphql import OperationType
 from strawberry.utils.str_converters import to_camel_case
 
-from schema.errors import ClientError, UserError
+from schema.errors import QUERY_TOO_DEEP, TOO_MANY_ALIASES, ClientError, UserError
 from schema.fairness import COSTLY_COST, LINE_RELEASE_SCOPE_KEY, CostlyOperationGate
 from schema.pagination import MAX_FIRST
 
@@ -524,9 +524,15 @@ class _Shape:
         return self.measured[name]
 
 
+#: The shape limit's messages (Strawberry's limiters' wording); a client acts on the code, not on these.
+TOO_DEEP_MESSAGE = "'{name}' exceeds maximum operation depth of {max_depth}"
+TOO_MANY_ALIASES_MESSAGE = "{aliases} aliases found. Allowed: {max_aliases}"
+
+
 def shape_limit_rule(max_depth: int, max_aliases: int) -> type[ValidationRule]:
-    """A validation rule refusing documents deeper than ``max_depth`` or with more than
-    ``max_aliases`` aliases (counted once per spread), with Strawberry's limiters' messages."""
+    """A validation rule refusing documents deeper than ``max_depth`` (QUERY_TOO_DEEP) or with
+    more than ``max_aliases`` aliases (TOO_MANY_ALIASES, counted once per spread), each refusal
+    coded here, where it is made, with Strawberry's limiters' messages."""
 
     class ShapeLimit(ValidationRule):
         def enter_document(self, node: DocumentNode, *_: Any) -> None:
@@ -544,11 +550,11 @@ def shape_limit_rule(max_depth: int, max_aliases: int) -> type[ValidationRule]:
                 total_aliases += aliases
                 if depth > max_depth:
                     name = definition.name.value if definition.name else "anonymous"
-                    self.report_error(
-                        GraphQLError(f"'{name}' exceeds maximum operation depth of {max_depth}", [definition])
-                    )
+                    message = TOO_DEEP_MESSAGE.format(name=name, max_depth=max_depth)
+                    self.report_error(GraphQLError(message, [definition], extensions={"code": QUERY_TOO_DEEP}))
             if total_aliases > max_aliases:
-                self.report_error(GraphQLError(f"{total_aliases} aliases found. Allowed: {max_aliases}"))
+                message = TOO_MANY_ALIASES_MESSAGE.format(aliases=total_aliases, max_aliases=max_aliases)
+                self.report_error(GraphQLError(message, extensions={"code": TOO_MANY_ALIASES}))
 
     return ShapeLimit
 
