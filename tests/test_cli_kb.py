@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import signal
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,7 @@ from app.knowledge.models import Document
 from app.knowledge.search import KnowledgeSearch
 from tests.app.knowledge.pdf import make_pdf
 from tests.app.knowledge.support import make_kb, make_space
+from tests.test_cli import COMMAND_TIMEOUT_SECONDS, quiver_executable
 
 
 def run_async(database_url: str, action: Any) -> Any:
@@ -99,6 +103,10 @@ class TestIngestCommand:
         assert "broken.pdf" in output and "not a readable PDF" in output
         stored = {document.title: document for document in documents(cli_env, kb_id)}
         assert set(stored) == {"Leave", "notes", "FAQ", "Annual report"}
+        chunks = sum(document.chunk_count for document in stored.values())
+        assert output.rstrip("\n").splitlines()[-1] == (
+            f"done: 7 file(s) (4 created, 0 replaced, 0 unchanged, 3 skipped), {chunks} chunk(s) written"
+        )
         assert stored["Leave"].source == str((root / "policies" / "leave.md").resolve())
         assert stored["Annual report"].chunk_count == 2  # one section per page
 
@@ -120,6 +128,9 @@ class TestIngestCommand:
         assert "│   replaced     │ 1" in result.output
         assert "│   unchanged    │ 3" in result.output
         assert "│ chunks written │ 1" in result.output
+        assert result.output.rstrip("\n").splitlines()[-1] == (
+            "done: 7 file(s) (0 created, 1 replaced, 3 unchanged, 3 skipped), 1 chunk(s) written"
+        )
         after = {document.title: document.id for document in documents(cli_env, kb_id)}
         assert after == before  # same documents, same ids: nothing duplicated
 
@@ -152,6 +163,56 @@ class TestIngestCommand:
         stored = {document.title: document.source for document in documents(cli_env, kb_id)}
         escaped = "退货说明".encode("gbk").decode("utf-8", "backslashreplace")  # \\xcd˻\\xf5˵\\xc3\\xf7
         assert stored == {escaped: f"{root.resolve()}/{escaped}.txt", "正常文件": str((root / "正常.md").resolve())}
+
+    def test_the_progress_line_names_the_file_in_hand_and_an_interrupted_run_says_how_far_it_got(
+        self, kb_id: str, cli_env: str, tmp_path: Path
+    ) -> None:
+        # first.md fills a group of its own (240,000 characters), so it is prepared before the
+        # reader moves on to second.md: a named pipe, which the reader waits on until this test
+        # writes it. Ctrl-C meanwhile: the last progress line named second.md alone, the file last
+        # read, while first.md was the one not yet written.
+        first = tmp_path / "first.md"
+        first.write_text("# First\n\n" + "One sentence about the first file. " * 7_000, encoding="utf-8")
+        second = tmp_path / "second.md"
+        os.mkfifo(second)
+        third = tmp_path / "third.md"
+        third.write_text("# Third\n\nShort.", encoding="utf-8")
+        environment = {name: value for name, value in os.environ.items() if not name.startswith("QUIVER_")}
+        environment.update(QUIVER_DATABASE_URL=cli_env, QUIVER_EMBEDDINGS="none", PYTHONUNBUFFERED="1")
+        process = subprocess.Popen(
+            [quiver_executable(), "kb", "ingest", kb_id, str(first), str(second), str(third)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=environment,
+            text=True,
+        )
+        try:
+            writer = None
+            bound = time.monotonic() + COMMAND_TIMEOUT_SECONDS  # a bound, not a wait: polled
+            while writer is None and process.poll() is None and time.monotonic() < bound:
+                try:  # opens once the reader has opened the pipe
+                    writer = os.open(second, os.O_WRONLY | os.O_NONBLOCK)
+                except OSError:
+                    time.sleep(0.01)
+            assert writer is not None, "the reader never opened second.md"
+            process.send_signal(signal.SIGINT)
+            os.write(writer, b"# Second\n\nText.")
+            os.close(writer)
+            output, errors = process.communicate(timeout=COMMAND_TIMEOUT_SECONDS)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+        assert process.returncode == 130, output + errors
+        lines = output.rstrip("\n").splitlines()
+        progress = [line for line in lines if line.startswith("ingest ")]
+        assert len(progress) == 1 and "0/3" in progress[0], output
+        assert progress[0].endswith("first.md, reading second.md"), output
+        assert documents(cli_env, kb_id) == []  # first.md was indeed not written yet
+        assert lines[-1] == (
+            "interrupted: 3 file(s) (0 created, 0 replaced, 0 unchanged, 0 skipped, 3 not done), 0 chunk(s) written"
+        )
 
     def test_nothing_ingested_exits_with_an_error(self, kb_id: str, cli_env: str, tmp_path: Path) -> None:
         result = CliRunner().invoke(kb_cli, ["ingest", kb_id, str(tmp_path / "missing")])

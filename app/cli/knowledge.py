@@ -8,14 +8,14 @@ replaces the documents whose files changed and leaves the others as they are.
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from app.config import Settings
@@ -34,10 +34,57 @@ class IngestSummary:
     outcomes: Counter[str] = field(default_factory=Counter)
     chunks: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: Every path the run was given to settle: the files found, and the paths that did not exist.
+    files: int = 0
 
     @property
     def documents(self) -> int:
         return sum(self.outcomes.values())
+
+    def line(self, *, interrupted: bool = False) -> str:
+        """The run in one line, the last one printed: files, what became of them, chunks written."""
+        outcomes = [f"{self.outcomes[name]} {name.lower()}" for name in ("CREATED", "REPLACED", "UNCHANGED")]
+        outcomes.append(f"{len(self.skipped)} skipped")
+        not_done = self.files - self.documents - len(self.skipped)
+        if interrupted:
+            outcomes.append(f"{not_done} not done")
+        head = "interrupted" if interrupted else "done"
+        return f"{head}: {self.files} file(s) ({', '.join(outcomes)}), {self.chunks} chunk(s) written"
+
+
+class _InHand:
+    """What the progress line names: the oldest file not yet settled (files are prepared in
+    groups and written in order, so that is the one the counter waits for), and the file being
+    read when the reader is ahead of it. The reader runs a group ahead of the writes; naming
+    the file last read said a later file was in hand while earlier ones were still unwritten."""
+
+    def __init__(self, progress: Progress, task: TaskID) -> None:
+        self.progress, self.task = progress, task
+        self.queued: deque[tuple[object, str]] = deque()
+        self.reading: str | None = None
+
+    def read(self, name: str | None) -> None:
+        self.reading = name
+        self._show()
+
+    def queue(self, item: object, name: str) -> None:
+        self.queued.append((item, name))
+        self.reading = None
+        self._show()
+
+    def settled(self, item: object | None = None) -> None:
+        """One file settled: a queued one (``item``; results come in the order files were queued,
+        so it is the oldest), or one the reader settled itself (skipped or unchanged)."""
+        if item is not None:
+            self.queued = deque(entry for entry in self.queued if entry[0] is not item)
+        self.progress.advance(self.task)
+        self._show()
+
+    def _show(self) -> None:
+        parts = [self.queued[0][1]] if self.queued else []
+        if self.reading is not None:
+            parts.append(f"reading {self.reading}")
+        self.progress.update(self.task, current=", ".join(parts))
 
 
 @kb_cli.command("ingest")
@@ -47,13 +94,21 @@ def ingest(
 ) -> None:
     """Add files to a knowledge base; a file ingested before is replaced, not duplicated."""
     console = Console()
-    summary = asyncio.run(_ingest(knowledge_base_id, paths, console))
+    summary = IngestSummary()
+    try:
+        asyncio.run(_ingest(knowledge_base_id, paths, console, summary))
+    except KeyboardInterrupt:
+        # Ctrl-C: what was written stays (each file is its own transaction); say how far it got.
+        _print_summary(console, summary)
+        console.print(summary.line(interrupted=True), highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(code=130) from None
     _print_summary(console, summary)
+    console.print(summary.line(), highlight=False, markup=False, soft_wrap=True)
     if summary.documents == 0 and summary.skipped:
         raise typer.Exit(code=1)
 
 
-async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSummary:
+async def _ingest(kb_id: str, paths: list[Path], console: Console, summary: IngestSummary) -> None:
     from app.db import create_engine, create_session_factory
     from app.knowledge import service
     from app.knowledge.embeddings import create_embedding_provider
@@ -68,7 +123,6 @@ async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSumm
     session_factory = create_session_factory(engine)
     embedder = create_embedding_provider(settings)
     ingestor = Ingestor(chunking_options(settings), embedder)
-    summary = IngestSummary()
     try:
         async with session_factory() as session:
             try:
@@ -79,24 +133,25 @@ async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSumm
         missing = [path for path in paths if not path.exists()]
         summary.skipped.extend((path_text(path), "no such file or folder") for path in missing)
         files = list(iter_files([path for path in paths if path.exists()]))
+        summary.files = len(files) + len(missing)
         console.print(f"Ingesting {len(files)} file(s) into {kb.label} ({kb.id})")
         with Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
-            TextColumn("{task.fields[current]}"),
+            TextColumn("{task.fields[current]}", markup=False),
             console=console,
             transient=False,
         ) as progress:
-            task = progress.add_task("ingest", total=len(files), current="")
+            in_hand = _InHand(progress, progress.add_task("ingest", total=len(files), current=""))
 
             paths_of: dict[str, Path] = {}
 
             async def changed_files() -> AsyncIterator[ToPrepare]:
                 """The files to write, read and checked; the others are counted here."""
                 for path in files:
-                    progress.update(task, current=path_text(path.name))
+                    in_hand.read(path_text(path.name))
                     try:
                         read = read_file(path)
                         data = service.check_document_input(
@@ -104,11 +159,13 @@ async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSumm
                         )
                     except UnreadableFile as error:
                         summary.skipped.append((path_text(path), error.reason))
-                        progress.advance(task)
+                        in_hand.read(None)
+                        in_hand.settled()
                         continue
                     except DomainError as error:
                         summary.skipped.append((path_text(path), error.message))
-                        progress.advance(task)
+                        in_hand.read(None)
+                        in_hand.settled()
                         continue
                     async with session_factory() as session:
                         unchanged = await service.unchanged_document(
@@ -116,10 +173,13 @@ async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSumm
                         )
                     if unchanged is not None:
                         summary.outcomes["UNCHANGED"] += 1
-                        progress.advance(task)
+                        in_hand.read(None)
+                        in_hand.settled()
                         continue
                     paths_of[data.source or ""] = path
-                    yield ToPrepare(data, read.kind, read.sections)
+                    item = ToPrepare(data, read.kind, read.sections)
+                    in_hand.queue(item, path_text(path.name))
+                    yield item
 
             async for item, result in ingest_many(session_factory, SYSTEM_PRINCIPAL, ingestor, changed_files()):
                 if isinstance(result, DomainError):
@@ -130,14 +190,12 @@ async def _ingest(kb_id: str, paths: list[Path], console: Console) -> IngestSumm
                     summary.outcomes[result.outcome] += 1
                     if result.outcome != "UNCHANGED":
                         summary.chunks += result.document.chunk_count
-                progress.advance(task)
-            progress.update(task, current="done")
+                in_hand.settled(item)
     finally:
         close = getattr(embedder, "close", None)
         if close is not None:
             await close()
         await engine.dispose()
-    return summary
 
 
 def _print_summary(console: Console, summary: IngestSummary) -> None:
