@@ -309,8 +309,11 @@ class TextLimits:
 
 
 #: Where an agent's user message is given: previewPrompt assembles exactly what invokeAgent would
-#: run for it, so both take the same messages (one bound, ``prompt``: QUIVER_MAX_PROMPT_CHARS).
-AGENT_MESSAGE_FIELDS = (("InvokeAgentInput", "message"), ("previewPrompt", "message"))
+#: run for it, and skillRouting answers its skill step (which skills would route), so all three take
+#: the same messages (one bound, ``prompt``: QUIVER_MAX_PROMPT_CHARS). Routing a long message stays
+#: bounded in work (app.skills.matching): the local model embeds its end sentences within
+#: SEGMENT_BUDGET, an embeddings endpoint is sent PROVIDER_REQUEST_CHARS of it; the lexical side is linear.
+AGENT_MESSAGE_FIELDS = (("InvokeAgentInput", "message"), ("previewPrompt", "message"), ("skillRouting", "message"))
 
 #: (input type or root field, GraphQL field or argument name) → kind of text; "*" for any.
 TEXT_KINDS: dict[tuple[str, str], str] = {
@@ -338,7 +341,6 @@ TEXT_KINDS: dict[tuple[str, str], str] = {
     },
     **{("*", name): "description" for name in ("description", "boundary", "outputFormat")},
     **{("*", name): "query" for name in ("query", "search")},
-    ("skillRouting", "message"): "query",
     **{("*", name): "prompt" for name in ("prompt", "systemPrompt")},
     **dict.fromkeys(AGENT_MESSAGE_FIELDS, "prompt"),
     ("AddDocumentInput", "text"): "document",

@@ -149,6 +149,14 @@ SEMANTIC_FILLER = re.compile(
 REQUEST_CHARS = 300
 
 
+#: The most of a request a provider without a query cap (an OpenAI-compatible endpoint) is sent: its
+#: two ends (:func:`request_embedding_text`). The longest matchSkills query (QUIVER_MAX_QUERY_CHARS)
+#: goes whole; a message an agent takes (invokeAgent, skillRouting: 32,000 characters, as many
+#: tokens of Chinese) went whole too, past what embedding models take (OpenAI's: 8,191 tokens), so
+#: the endpoint refused it and each routing paid a failed call before falling back to lexical.
+PROVIDER_REQUEST_CHARS = 4_000
+
+
 def request_embedding_text(text: str, limit: int) -> str:
     """What the local model embeds for a skill request: ``text`` when it has at most ``limit``
     characters (or ``limit`` is 0), else its first and last ``limit // 2`` joined by a space."""
@@ -1047,12 +1055,13 @@ class SkillMatcher:
 
     def _request_text(self, text: str) -> str:
         """What is embedded for a request: a provider with a query cap (the local model) gets
-        its two ends (:func:`request_embedding_text`), others :func:`query_text`."""
+        its two ends (:func:`request_embedding_text`), others :func:`query_text`, at most
+        :data:`PROVIDER_REQUEST_CHARS` of it (its two ends)."""
         assert self.embeddings is not None
         provider = self.embeddings.provider
         if getattr(provider, "query_chars", 0) and self.request_chars > 0:
             return request_embedding_text(text, self.request_chars)
-        return query_text(provider, text)
+        return request_embedding_text(query_text(provider, text), PROVIDER_REQUEST_CHARS)
 
     async def _similarities(self, catalogue: _Catalogue, queries: Sequence[str]) -> list[_Semantic] | None:
         """Each request (or segment of one) against every skill text and the everyday topics, all

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from app.knowledge.embeddings import query_text
+from app.knowledge.embeddings import OpenAIEmbeddings, query_text
 from app.skills import matching
 from app.skills.matching import (
     EVERYDAY_TOPICS,
@@ -42,6 +42,7 @@ from app.skills.matching import (
 from app.skills.rerank import OpenAIReranker, parse_ranking
 from app.skills.resolve import ResolvedSkill, canary_bucket
 from app.skills.routing import route_skills
+from tests.app.knowledge.support import running_embedding_server
 from tests.support.openai_server import API_KEY, OpenAIServer, final, http_error, openai_server  # noqa: F401
 
 EMAIL = SkillDocument(
@@ -464,6 +465,27 @@ class TestSemantic:
         assert evidence(request)["sk_meeting"].hint == "meeting notes"  # the lexical side reads it all
         assert query_text(provider, "short") == "short"
         assert query_text(HashingEmbeddings(), request) == request
+
+    async def test_a_message_an_agent_takes_reaches_an_endpoint_without_a_cap_as_its_two_ends(self) -> None:
+        # 32,000 characters (invokeAgent's and skillRouting's bound) went whole to an OpenAI-compatible
+        # endpoint: up to 32,000 tokens of Chinese, which a real embedding model refuses.
+        ask = "Please write meeting notes for the Berlin office."
+        context = "我们上周搬进了新的办公室。The team had lunch on the terrace. "
+        request = (context * 1_000)[: 32_000 - len(ask) - 1] + "\n" + ask
+        assert len(request) == 32_000
+        with running_embedding_server() as server:
+            provider = OpenAIEmbeddings(model="concepts-1", base_url=server.base_url, api_key=None)
+            try:
+                found = await SkillMatcher(embeddings=EmbeddingCache(provider)).score_all(catalogue(), request)
+            finally:
+                await provider.close()
+            sent = [text for body in server.state.requests for text in body["input"]]  # type: ignore[attr-defined]
+        embedded = sent[-1]  # the request, embedded after the skills and the everyday topics
+        assert max(len(text) for text in sent) == len(embedded) == 4_000 + 1
+        assert embedded.endswith(ask) and embedded.startswith("我们上周")  # its two ends, joined by a space
+        assert [(match.skill_id, match.hint) for match in found if match.hint] == [("meeting-summary", "meeting notes")]
+        short = "Please write meeting notes."
+        assert request_embedding_text(short, 4_000) == short  # a query (at most 4,000 characters) goes whole
 
     async def test_a_long_request_is_embedded_as_its_first_and_last_sentences_under_the_local_cap(self) -> None:
         provider = HashingEmbeddings(query_chars=1_000)  # a provider with a query cap: the local model

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.config import Settings
 from app.principal import Role
 from app.skills.usage import record_injection
 from tests.conftest import GraphQLClient, Keys
@@ -391,6 +392,45 @@ class TestSkillRouting:
         assert [item["skill"]["name"] for item in result["chosen"]] == ["email-draft", "meeting-summary"]
         assert result["dropped"] == [] and result["savedChars"] == 0
         assert all(item["score"] is None for item in result["chosen"])
+
+
+class TestTheRoutingMessageBound:
+    """skillRouting takes every message invokeAgent takes (QUIVER_MAX_PROMPT_CHARS, 32,000: one bound
+    with invokeAgent and previewPrompt) and refuses a longer one as previewPrompt does, TOO_LONG
+    before any work; it refused anything over QUIVER_MAX_QUERY_CHARS (4,000) before."""
+
+    ASK = "Please book a flight to Berlin for Monday."
+    CONTEXT = "我们上周搬进了新的办公室。楼下有一家咖啡店。The team had lunch together on the terrace. "
+
+    def message(self, length: int) -> str:
+        """``length`` characters: paragraphs of Chinese and English context, then the ask on a line of its own."""
+        context = self.CONTEXT * (length // len(self.CONTEXT) + 1)
+        return context[: length - len(self.ASK) - 1] + "\n" + self.ASK
+
+    async def test_a_message_invoke_agent_takes_is_routed_and_one_longer_is_too_long(
+        self, gql: GraphQLClient, keys: Keys, settings: Settings
+    ) -> None:
+        assert settings.max_prompt_chars == 32_000 > settings.max_query_chars
+        alpha = await keys.space("alpha")
+        ids = [
+            (await created_skill(gql, name=name, spaceId=alpha.id, label=label, triggerHints=hints))["id"]
+            for name, label, hints in TOPICS
+        ]
+        agent_id = await create_agent(gql, alpha.id, ids)
+        longest = self.message(settings.max_prompt_chars)
+        assert len(longest) == 32_000 and longest.endswith(self.ASK)
+
+        result = await routing(gql, agent_id, longest)
+
+        assert result["isRouted"] is True
+        assert [item["skill"]["name"] for item in result["chosen"]] == ["travel-booking"]
+        for agent in (agent_id, "ag_nothing_here"):  # the length is refused before the agent is looked up
+            response = await gql.raw(ROUTING, {"agentId": agent, "message": longest + "x"})
+            body = response.json()
+            assert body["data"] == {"skillRouting": None}
+            [error] = body["errors"]
+            assert error["extensions"] == {"code": "TOO_LONG"} and error["path"] == ["skillRouting"]
+            assert "at most 32000 " in error["message"]
 
 
 class TestCanary:
