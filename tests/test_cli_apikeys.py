@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -17,6 +18,14 @@ async def create_key(directory: Path, *arguments: str) -> str:
     result = await run_quiver_async(directory, "apikey", "create", *arguments)
     assert_succeeded(result)
     return result.stdout.rstrip("\n").splitlines()[-1]
+
+
+def display_width(text: str) -> int:
+    """Columns a terminal gives ``text``: 2 for East Asian Wide and Fullwidth, 0 for combining marks."""
+    return sum(
+        0 if unicodedata.combining(character) else 2 if unicodedata.east_asian_width(character) in "WF" else 1
+        for character in text
+    )
 
 
 def row_of(listing: str, key_id: str) -> str:
@@ -54,6 +63,23 @@ class TestList:
         assert "3 key(s)" in listing.stdout
         assert "REVOKED" in row_of(by_space.stdout, other_id) and "1 key(s)" in by_space.stdout
         assert "1 key(s)" in revoked.stdout and other_id in revoked.stdout
+
+    async def test_columns_line_up_by_display_width_with_chinese_and_japanese_labels(self, tmp_path: Path) -> None:
+        # A terminal gives an East Asian Wide or Fullwidth character two columns, a combining mark none:
+        # padded by characters, every column after such a label would start further right.
+        labels = ["ops", "运维团队密钥", "ﾃｽﾄ半角キー", "cafe\u0301 crew", "ＡＢＣ全角"]
+        await create_key(tmp_path, "--admin", "--label", labels[0])  # migrates
+        await asyncio.gather(*(create_key(tmp_path, "--admin", "--label", label) for label in labels[1:]))
+
+        listing = await run_quiver_async(tmp_path, "apikey", "list")
+
+        assert_succeeded(listing)
+        rows = [line for line in listing.stdout.splitlines() if line.strip().startswith("key_")]
+        assert len(rows) == len(labels)
+        for label in labels:
+            assert sum(label in row for row in rows) == 1, listing.stdout
+        starts = {display_width(row[: row.index(" 20")]) for row in rows}  # where "created" starts
+        assert len(starts) == 1, listing.stdout
 
     async def test_an_unknown_state_is_refused(self, tmp_path: Path) -> None:
         result = await run_quiver_async(tmp_path, "apikey", "list", "--state", "GONE")
