@@ -12,6 +12,7 @@ from strawberry.extensions import MaskErrors
 
 from app.db import is_database_unavailable
 from app.errors import DomainError
+from app.events.bus import EventBusUnavailableError, EventsMissedError
 
 logger = logging.getLogger("quiver.graphql")
 
@@ -84,6 +85,27 @@ class ClientError(Exception):
     def __init__(self, message: str, code: str = "BAD_REQUEST") -> None:
         super().__init__(message)
         self.code = code
+
+
+#: A subscription ended because events of other replicas may have been missed (see app/events/bus.py).
+EVENTS_MISSED = "EVENTS_MISSED"
+#: A subscription refused while this replica cannot hear the other replicas (its Redis is away).
+EVENT_BUS_UNAVAILABLE = "EVENT_BUS_UNAVAILABLE"
+
+
+def subscription_cut(error: EventsMissedError | EventBusUnavailableError, reconcile_with: str) -> ClientError:
+    """The error ending (or refusing) a subscription the event bus cannot keep whole; ``reconcile_with``
+    names what the client reads to fill the gap, e.g. "the toolCalls query"."""
+    if isinstance(error, EventsMissedError):
+        return ClientError(
+            f"Events of other replicas were missed: {error}. Reconcile with {reconcile_with} and subscribe again.",
+            EVENTS_MISSED,
+        )
+    return ClientError(
+        f"Not subscribed: {error}, so events of other replicas would be missed. Subscribe again shortly "
+        f"(then reconcile with {reconcile_with}).",
+        EVENT_BUS_UNAVAILABLE,
+    )
 
 
 def _is_unexpected(error: GraphQLError) -> bool:

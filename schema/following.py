@@ -17,9 +17,9 @@ from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.events.bus import SubscriberOverflowError
+from app.events.bus import EventBusUnavailableError, EventsMissedError, SubscriberOverflowError
 from schema.context import Info
-from schema.errors import ClientError
+from schema.errors import ClientError, subscription_cut
 
 FINISHED = "FINISHED"
 STARTED = "STARTED"
@@ -102,7 +102,7 @@ async def follow_run(
     if await current() is None:
         raise ClientError(not_found, "NOT_FOUND")
     try:
-        async with info.context.bus.subscribe(topic) as subscription:
+        async with info.context.bus.subscribe(topic, strict=True) as subscription:
             run = await current()
             if run is None:
                 return
@@ -131,6 +131,8 @@ async def follow_run(
                 yield await convert(event, run)
                 if event["kind"] == FINISHED:
                     return
+    except (EventsMissedError, EventBusUnavailableError) as error:
+        raise subscription_cut(error, f"the {read_with} query") from None
     except SubscriberOverflowError:
         raise ClientError(
             f"Subscriber too slow: events were dropped. Read the run with {read_with} and subscribe again.",

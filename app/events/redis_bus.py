@@ -11,9 +11,19 @@ One Redis connection listens for the whole process; its messages are fanned out
 in-process to bounded per-subscriber queues, exactly like the in-process bus. A message
 this process published itself is skipped (it was delivered locally already), and so is one
 delivered before: a send that timed out may still have reached Redis (a hung link that
-heals runs what it held), and the outbox sends it again. When the
-listening connection is lost the bus reconnects and subscribes again once Redis answers,
-and tells its ``on_reconnect`` listeners (what was published meanwhile was missed).
+heals runs what it held), and the outbox sends it again.
+
+What was published while the listening connection was away is missed: pub/sub keeps
+nothing. So when that connection is lost (Redis restarted, a proxy or the network cut it, a
+command on the link failed: it may be half-dead) every strict subscriber (see
+``app/events/bus.py``: the GraphQL subscriptions) is ended with ``EventsMissedError`` at
+once, and a strict subscription is refused (``EventBusUnavailableError``) until the bus
+listens again; the bus reconnects (the link probes Redis, backing off) and subscribes
+again, and tells its ``on_reconnect`` listeners. The listening connection never reconnects
+on its own (redis-py's retry would subscribe again silently, the gap unseen). A gap seen in
+what one process sent on a topic (each message carries the sequence number of that process's
+previous message on its topic: an outbox that overflowed, a message lost on the way) ends the
+topic's strict subscribers the same way.
 """
 
 from __future__ import annotations
@@ -29,11 +39,20 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import redis.asyncio as redis
 from prometheus_client import Counter, Gauge
 from redis.asyncio.client import PubSub
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
-from app.events.bus import DEFAULT_QUEUE_SIZE, Event, InProcessEventBus, Subscription
-from app.events.redis_link import COMMAND_TIMEOUT_S, REDIS_ERRORS, RedisLink
+from app.events.bus import (
+    DEFAULT_QUEUE_SIZE,
+    Event,
+    EventBusUnavailableError,
+    InProcessEventBus,
+    Subscription,
+)
+from app.events.redis_link import COMMAND_TIMEOUT_S, REDIS_ERRORS, RedisLink, client_options
 from app.prometheus import REGISTRY
 
 logger = logging.getLogger(__name__)
@@ -49,7 +68,20 @@ FLUSH_TIMEOUT_S = 5.0
 #: twice is delivered once; and how many processes are remembered (the least recent goes).
 SEEN_PER_ORIGIN = 4096
 SEEN_ORIGINS = 256
+#: Topics whose last sequence number this process remembers for the next message it sends
+#: there (past it the least recent is forgotten: its next message cannot be checked for a gap).
+PREVIOUS_TOPICS = 4096
 
+#: Why strict subscribers were ended (the GraphQL error says "Events of other replicas were missed: <why>").
+LOST_CONNECTION = "this replica lost its connection to the event bus (Redis)"
+GAP = "some that another replica sent on this topic did not arrive (its outbox overflowed, or they were lost)"
+
+MISSED = Counter(
+    "quiver_events_missed_total",
+    "Strict subscribers (GraphQL subscriptions) ended because events of other replicas may have been missed.",
+    ["reason"],
+    registry=REGISTRY,
+)
 DROPPED = Counter(
     "quiver_events_dropped_total",
     "Events not sent to other replicas: Redis was unreachable and the outbox full, or the process stopped.",
@@ -63,6 +95,9 @@ class RedisEventBus:
         self.link = link or RedisLink(url)
         self._owns_link = link is None
         self._client = self.link.client
+        # The listening connection's own client, without redis-py's retry: it would reconnect and
+        # subscribe again in silence, and what was published in between would be missed unseen.
+        self._listener = redis.from_url(self.link.url, **{**client_options(), "retry": Retry(NoBackoff(), 0)})
         # Pub/sub ignores the database number: put it in the channel so deployments sharing
         # one Redis on different databases never see each other's events.
         self._prefix = f"{CHANNEL_PREFIX}{self._client.connection_pool.connection_kwargs.get('db', 0)}:"
@@ -83,17 +118,26 @@ class RedisEventBus:
         self._dropping = False
         self._reconnect_listeners: list[Callable[[], None]] = []
         self._seen: OrderedDict[str, tuple[set[int], deque[int]]] = OrderedDict()
+        #: This process's last sequence number on each topic (the ``prev`` of its next message there).
+        self._previous: OrderedDict[str, int] = OrderedDict()
+        #: Per topic heard, per sending process, the last sequence number received since subscribing.
+        self._latest: dict[str, OrderedDict[str, int]] = {}
 
     # ------------------------------------------------------------ publishing
 
     async def publish(self, topic: str, event: Event) -> None:
         sequence = next(self._sequence)
         try:
-            payload = json.dumps({"origin": self.origin, "seq": sequence, "event": event}, default=str)
+            envelope = {"origin": self.origin, "seq": sequence, "prev": self._previous.get(topic), "event": event}
+            payload = json.dumps(envelope, default=str)
         except (TypeError, ValueError):
             logger.warning("event on %s cannot be encoded; dropped", topic, exc_info=True)
             DROPPED.inc()
             return
+        self._previous[topic] = sequence
+        self._previous.move_to_end(topic)
+        if len(self._previous) > PREVIOUS_TOPICS:
+            self._previous.popitem(last=False)
         # What local subscribers get is what the other replicas decode.
         self._local.deliver(topic, json.loads(payload)["event"])
         if len(self._outbox) >= OUTBOX_LIMIT:
@@ -143,13 +187,23 @@ class RedisEventBus:
     # ------------------------------------------------------------ subscribing
 
     @asynccontextmanager
-    async def subscribe(self, topic: str, *, queue_size: int = DEFAULT_QUEUE_SIZE) -> AsyncIterator[Subscription]:
+    async def subscribe(
+        self, topic: str, *, queue_size: int = DEFAULT_QUEUE_SIZE, strict: bool = False
+    ) -> AsyncIterator[Subscription]:
         await self._listen(topic)
         try:
-            async with self._local.subscribe(topic, queue_size=queue_size) as subscription:
+            if strict and not self.hears_others():
+                raise EventBusUnavailableError(
+                    "this replica cannot hear the other replicas now (its event bus, Redis, is not answering)"
+                )
+            async with self._local.subscribe(topic, queue_size=queue_size, strict=strict) as subscription:
                 yield subscription
         finally:
             await self._unlisten(topic)
+
+    def hears_others(self) -> bool:
+        """Whether the listening connection is up and was made since Redis last failed."""
+        return self._pubsub is not None and self.link.is_up and self._pubsub_generation == self.link.generation
 
     def on_reconnect(self, listener: Callable[[], None]) -> None:
         """Called when the bus listens again after losing its Redis subscription."""
@@ -170,6 +224,8 @@ class RedisEventBus:
                 except REDIS_ERRORS as error:
                     self.link.failed("event bus subscription", error)
                     await self._drop_pubsub()
+                else:
+                    self._tell_reconnected()
             self._wanted.set()
             if self._reader is None or self._reader.done():
                 self._reader = asyncio.get_running_loop().create_task(self._read(), name="redis-event-bus")
@@ -181,6 +237,7 @@ class RedisEventBus:
                 self._channels[topic] = count
                 return
             self._channels.pop(topic, None)
+            self._latest.pop(topic, None)
             if self._pubsub is not None and self.link.is_up:
                 try:
                     async with asyncio.timeout(COMMAND_TIMEOUT_S):
@@ -191,7 +248,8 @@ class RedisEventBus:
 
     async def _connect(self) -> None:
         """A new listening connection subscribed to every wanted topic (the lock held)."""
-        pubsub = self._client.pubsub()
+        pubsub = self._listener.pubsub()
+        self._latest.clear()
         try:
             await pubsub.subscribe(*(self._prefix + topic for topic in self._channels))
         except BaseException:
@@ -206,8 +264,20 @@ class RedisEventBus:
         if pubsub is None:
             return
         self._lost_subscription = True
+        self._latest.clear()
+        self._missed(LOST_CONNECTION, "connection")
         with contextlib.suppress(Exception):
             await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    def _missed(self, reason: str, label: str, topic: str | None = None) -> None:
+        ended = self._local.miss(reason, topic)
+        if ended:
+            MISSED.labels(label).inc(ended)
+            logger.warning(
+                "redis event bus: %s; %d subscriptions ended (EVENTS_MISSED: they subscribe again and reconcile)",
+                reason,
+                ended,
+            )
 
     async def _read(self) -> None:
         while True:
@@ -216,7 +286,7 @@ class RedisEventBus:
                 await self._resubscribe()
                 continue
             try:
-                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                message = await pubsub.get_message(timeout=1.0)
             except REDIS_ERRORS as error:
                 self.link.failed("event bus subscription", error)
                 message = None
@@ -252,26 +322,53 @@ class RedisEventBus:
             except REDIS_ERRORS as error:
                 self.link.failed("event bus subscription", error)
                 return
-            lost, self._lost_subscription = self._lost_subscription, False
-        if lost:
-            logger.info("redis event bus: subscribed again to %d topics", len(self._channels))
-            for listener in list(self._reconnect_listeners):
-                try:
-                    listener()
-                except Exception:
-                    logger.exception("an event bus reconnect listener failed")
+            self._tell_reconnected()
+
+    def _tell_reconnected(self) -> None:
+        """After a listening connection was made (the lock held): tell the listeners if one was lost before."""
+        lost, self._lost_subscription = self._lost_subscription, False
+        if not lost:
+            return
+        logger.info("redis event bus: subscribed again to %d topics", len(self._channels))
+        for listener in list(self._reconnect_listeners):
+            try:
+                listener()
+            except Exception:
+                logger.exception("an event bus reconnect listener failed")
 
     def _deliver(self, message: dict[str, Any]) -> None:
-        channel = message["channel"]
+        channel = message.get("channel")
+        if channel is None:
+            return  # an UNSUBSCRIBE of no channel left
         topic = (channel.decode() if isinstance(channel, bytes) else str(channel))[len(self._prefix) :]
+        if message.get("type") != "message":
+            # (Un)subscribed: what follows on the topic is heard from here on, nothing before counts.
+            self._latest.pop(topic, None)
+            return
         try:
             envelope = json.loads(message["data"])
             origin, event = envelope["origin"], envelope["event"]
         except (TypeError, ValueError, KeyError):
             logger.warning("redis event bus: undecodable message on %s", topic)
             return
-        if origin != self.origin and self._first_delivery(origin, envelope.get("seq")):
-            self._local.deliver(topic, event)
+        sequence = envelope.get("seq")
+        if origin == self.origin or not self._first_delivery(origin, sequence):
+            return
+        self._check_gap(topic, origin, sequence, envelope.get("prev"))
+        self._local.deliver(topic, event)
+
+    def _check_gap(self, topic: str, origin: str, sequence: Any, previous: Any) -> None:
+        """Ends the topic's strict subscribers when ``origin`` sent a message there that did not arrive."""
+        if topic not in self._channels or not isinstance(sequence, int):
+            return
+        latest = self._latest.setdefault(topic, OrderedDict())
+        last = latest.get(origin)
+        latest[origin] = sequence if last is None else max(last, sequence)
+        latest.move_to_end(origin)
+        if len(latest) > SEEN_ORIGINS:
+            latest.popitem(last=False)
+        if last is not None and isinstance(previous, int) and previous > last:
+            self._missed(GAP, "gap", topic)
 
     def _first_delivery(self, origin: str, sequence: Any) -> bool:
         """False for a message of ``origin`` already delivered (sent again from its outbox)."""
@@ -322,5 +419,7 @@ class RedisEventBus:
         if pubsub is not None:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()  # type: ignore[no-untyped-call]
+        with contextlib.suppress(Exception):
+            await self._listener.aclose()
         if self._owns_link:
             await self.link.close()

@@ -32,8 +32,11 @@ logger = logging.getLogger("quiver.redis")
 CONNECT_TIMEOUT_S = 1.0
 COMMAND_TIMEOUT_S = 2.0
 PROBE_MIN_S, PROBE_MAX_S = 0.2, 2.0
-#: What a Redis client raises when the server is gone, refuses, or does not answer in time.
-REDIS_ERRORS: tuple[type[BaseException], ...] = (redis.RedisError, OSError, TimeoutError)
+#: What a Redis client raises when the server is gone, refuses, or does not answer in time; and
+#: RuntimeError: on uvloop, a command written to a connection the peer reset (a cut link, a Redis
+#: restarted) raises "unable to perform operation on <TCPTransport closed=True>" (/healthz
+#: answered 500 with it).
+REDIS_ERRORS: tuple[type[BaseException], ...] = (redis.RedisError, OSError, TimeoutError, RuntimeError)
 
 UP = Gauge("quiver_redis_up", "1 while Redis answers, 0 while it is unreachable (calls go on).", registry=REGISTRY)
 FAILURES = Counter(

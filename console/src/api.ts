@@ -111,7 +111,13 @@ export class Api {
       {
         next: (result) => {
           if (result.errors?.length) {
-            sink.error?.(new RequestError(result.errors.map((error) => error.message).join(" ")));
+            const code = result.errors[0].extensions?.code;
+            sink.error?.(
+              new RequestError(
+                result.errors.map((error) => error.message).join(" "),
+                typeof code === "string" ? code : null,
+              ),
+            );
           } else if (result.data) {
             sink.next(result.data);
           }

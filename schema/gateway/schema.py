@@ -9,12 +9,12 @@ from typing import Annotated, Any
 import strawberry
 from strawberry.scalars import JSON
 
-from app.events.bus import SubscriberOverflowError
+from app.events.bus import EventBusUnavailableError, EventsMissedError, SubscriberOverflowError
 from app.gateway import repository as calls_repository
 from app.gateway.service import TOOL_CALLS_TOPIC
 from schema.context import Info
 from schema.enums import CallStatus, ToolCallOrigin
-from schema.errors import ClientError
+from schema.errors import ClientError, subscription_cut
 from schema.gateway.types import ToolCall, ToolError, ToolResult
 from schema.pagination import (
     AfterArgument,
@@ -146,7 +146,7 @@ class GatewayMutation:
 @strawberry.type
 class GatewaySubscription:
     @strawberry.subscription(
-        description="Every finished tool call the caller may see, live; narrow with the filter. A subscriber that falls too far behind is disconnected with an error and can reconcile from the toolCalls query."
+        description="Every finished tool call the caller may see, live; narrow with the filter. A subscriber that falls too far behind is disconnected with an error (SUBSCRIBER_OVERFLOW) and can reconcile from the toolCalls query; so is one whose replica may have missed other replicas' calls (EVENTS_MISSED: its event bus, Redis, was cut off), and one opened while the replica cannot hear the others is refused (EVENT_BUS_UNAVAILABLE): subscribe again."
     )
     async def tool_calls(
         self,
@@ -158,11 +158,13 @@ class GatewaySubscription:
         if call_filter is None:
             return
         try:
-            async with bus.subscribe(TOOL_CALLS_TOPIC) as subscription:
+            async with bus.subscribe(TOOL_CALLS_TOPIC, strict=True) as subscription:
                 async for event in subscription:
                     if _matches(event, call_filter):
                         info.context.renew_loaders()
                         yield ToolCall.from_event(event)
+        except (EventsMissedError, EventBusUnavailableError) as error:
+            raise subscription_cut(error, "the toolCalls query") from None
         except SubscriberOverflowError:
             raise ClientError(
                 "Subscriber too slow: events were dropped. Reconcile with the toolCalls query and subscribe again.",

@@ -12,13 +12,13 @@ from strawberry.scalars import JSON
 from app.agents.service import get_agent_for
 from app.db import utcnow
 from app.errors import DomainError
-from app.events.bus import SubscriberOverflowError
+from app.events.bus import EventBusUnavailableError, EventsMissedError, SubscriberOverflowError
 from app.runtime import repository as runs_repository
 from app.runtime.service import InvokeRequest, approvals_topic, run_topic
 from schema import visibility
 from schema.context import Info
 from schema.enums import ApprovalEventKind
-from schema.errors import ClientError, UserError
+from schema.errors import ClientError, UserError, subscription_cut
 from schema.following import follow_run
 from schema.gateway.types import ToolCall
 from schema.pagination import AfterArgument, Connection, FirstArgument, empty_connection, paginate
@@ -276,7 +276,7 @@ class RuntimeMutation:
 @strawberry.type
 class RuntimeSubscription:
     @strawberry.subscription(
-        description="The approval requests of a space as they happen: REQUESTED when an agent's call starts waiting for a person, DECIDED when someone approves or rejects it, EXPIRED when its run takes up the timeout. Readable by the space's keys (SPACE_ADMIN or ADMIN decide); across replicas through the event bus. Nothing is replayed: read pendingApprovals after subscribing, and again after SUBSCRIBER_OVERFLOW."
+        description="The approval requests of a space as they happen: REQUESTED when an agent's call starts waiting for a person, DECIDED when someone approves or rejects it, EXPIRED when its run takes up the timeout. Readable by the space's keys (SPACE_ADMIN or ADMIN decide); across replicas through the event bus. Nothing is replayed: read pendingApprovals after subscribing, and again after SUBSCRIBER_OVERFLOW or EVENTS_MISSED (the replica lost its event bus, Redis: events of other replicas were missed); EVENT_BUS_UNAVAILABLE refuses it while the replica cannot hear the others."
     )
     async def approval_requests(
         self,
@@ -287,7 +287,7 @@ class RuntimeSubscription:
         if not info.context.principal.can_read_space(space):
             raise ClientError(f"Space {space!r} not found.", "NOT_FOUND")
         try:
-            async with info.context.bus.subscribe(approvals_topic(space)) as subscription:
+            async with info.context.bus.subscribe(approvals_topic(space), strict=True) as subscription:
                 async for event in subscription:
                     if event.get("space_id") != space or event.get("kind") not in ApprovalEventKind.__members__:
                         continue
@@ -299,6 +299,8 @@ class RuntimeSubscription:
                         tool_call_id=strawberry.ID(str(event["call_id"])),
                         tool_call=ToolCall.from_row(row) if row is not None and row.space_id == space else None,
                     )
+        except (EventsMissedError, EventBusUnavailableError) as error:
+            raise subscription_cut(error, "the pendingApprovals query") from None
         except SubscriberOverflowError:
             raise ClientError(
                 "Subscriber too slow: events were dropped. Reconcile with the pendingApprovals query and subscribe again.",

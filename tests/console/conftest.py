@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,7 +116,6 @@ class Quiver:
 @pytest.fixture(scope="session")
 def quiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quiver]:
     directory = tmp_path_factory.mktemp("console-serve")
-    port = free_port()
     with running_tool_server() as tool_server, running_openai_server() as model_server:
         env = {name: value for name, value in os.environ.items() if not name.startswith("QUIVER_")}
         env.update(
@@ -127,35 +127,43 @@ def quiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Quiver]:
             QUIVER_OPENAI_API_KEY=API_KEY,
             PYTHONUNBUFFERED="1",
         )
-        log = (directory / "serve.log").open("wb")
-        process = subprocess.Popen(
-            [str(Path(sys.executable).parent / "quiver"), "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=directory,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + READY_TIMEOUT_S
-            while True:
-                assert process.poll() is None, (directory / "serve.log").read_text(errors="replace")
-                try:
-                    if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                assert time.monotonic() < deadline, "quiver serve was not ready in time"
-                time.sleep(0.2)
+        with serving(env, directory) as url:
             yield Quiver(url=url, directory=directory, env=env, tool_server=tool_server, model_server=model_server)
-        finally:
-            process.terminate()
+
+
+@contextmanager
+def serving(env: dict[str, str], directory: Path) -> Iterator[str]:
+    """`quiver serve` with ``env`` in ``directory`` (its log in serve.log), until ready: its URL."""
+    port = free_port()
+    log = (directory / "serve.log").open("wb")
+    process = subprocess.Popen(
+        [str(Path(sys.executable).parent / "quiver"), "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=directory,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while True:
+            assert process.poll() is None, (directory / "serve.log").read_text(errors="replace")
             try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
-            log.close()
+                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "quiver serve was not ready in time"
+            time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+        log.close()
 
 
 @pytest.fixture(scope="session")
@@ -212,11 +220,17 @@ class Visit:
 
 @pytest.fixture
 async def visit(browser: Any, quiver: Quiver, request: pytest.FixtureRequest) -> AsyncIterator[Visit]:
+    async with visiting(browser, quiver.url, re.sub(r"[^a-zA-Z0-9_-]+", "_", request.node.name)) as current:
+        yield current
+
+
+@asynccontextmanager
+async def visiting(browser: Any, base: str, name: str) -> AsyncIterator[Visit]:
+    """A fresh browser context on the server at ``base``; it may reach nothing else, nor throw."""
     context = await browser.new_context(viewport={"width": 1280, "height": 860})
     context.set_default_timeout(ACTION_TIMEOUT_MS)
     page = await context.new_page()
-    name = re.sub(r"[^a-zA-Z0-9_-]+", "_", request.node.name)
-    current = Visit(page=page, base=quiver.url, name=name)
+    current = Visit(page=page, base=base, name=name)
     page.on("request", lambda sent: current.requests.append(sent.url))
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -224,6 +238,6 @@ async def visit(browser: Any, quiver: Quiver, request: pytest.FixtureRequest) ->
         yield current
     finally:
         await context.close()
-    foreign = [url for url in current.requests if not url.startswith((quiver.url, "data:", "blob:"))]
+    foreign = [url for url in current.requests if not url.startswith((base, "data:", "blob:"))]
     assert foreign == [], f"requests left the server's origin: {foreign}"
     assert errors == [], f"uncaught errors in the page: {errors}"

@@ -1,9 +1,11 @@
 // Live calls: the toolCalls subscription as a table, filtered by space, tool and status, with pause.
 // When the WebSocket drops, the calls that finish meanwhile are read from the call log (the
-// toolCalls query) once it is back, and merged in among the rest.
+// toolCalls query) once it is back, and merged in among the rest; so are they when the server
+// ends the subscription saying events were missed (its replica lost its event bus), after the
+// page subscribed again by itself.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
-import { AuthError, type SocketState } from "../api";
+import { AuthError, RequestError, type SocketState } from "../api";
 import {
   type CallRowFragment,
   type CallStatus,
@@ -32,6 +34,11 @@ import { spaceChoices, useSpaceOptions } from "./tools";
 const MAX_ROWS = 500;
 /** The calls read from the call log after an outage: one page of the toolCalls query (its most). */
 const BACKFILL_PAGE = 100;
+// The server ended the subscription and says to subscribe again: calls were missed (the event bus
+// of its replica was cut off, or this page fell behind), or it cannot hear the other replicas yet.
+const SUBSCRIBE_AGAIN = ["EVENTS_MISSED", "EVENT_BUS_UNAVAILABLE", "SUBSCRIBER_OVERFLOW"];
+// Between such attempts: 1, 2, 4, 8 s, then every 15 s, for as long as it takes.
+const AGAIN_CAP_MS = 15_000;
 
 /** The newest moment the table has heard of: the latest startedAt among its calls (or, before the
  *  first, when it began listening), and the calls started at that very moment (the call log's
@@ -94,31 +101,67 @@ export function LiveCallsPage() {
   const gap = useRef<Mark | null>(null);
   const socketRef = useRef(state);
   socketRef.current = state;
+  // Bumped to subscribe again after the server ended the subscription with one of SUBSCRIBE_AGAIN;
+  // `retries` counts such attempts since a call last streamed, `waiting` says why the page waits.
+  const [attempt, setAttempt] = useState(0);
+  const retries = useRef(0);
+  const [waiting, setWaiting] = useState<string | null>(null);
+  const filterKey = useRef("");
 
   useEffect(() => api.onSocketState(setState), [api]);
 
   useEffect(() => {
     setProblem(null);
-    setBackfill({ kind: "idle" });
+    setWaiting(null);
     const filter = { spaceId: spaceId || null, toolId: tool || null, status: status || null };
-    filterRef.current = filter;
-    mark.current = { at: new Date().toISOString(), ids: [] };
-    gap.current = null;
+    const key = JSON.stringify(filter);
+    if (key !== filterKey.current) {
+      // A new filter starts afresh; subscribing again after an interruption keeps the gap to read back.
+      filterKey.current = key;
+      setBackfill({ kind: "idle" });
+      filterRef.current = filter;
+      mark.current = { at: new Date().toISOString(), ids: [] };
+      gap.current = null;
+      retries.current = 0;
+    }
+    let again: number | undefined;
     const stop = api.subscribe(
       LiveToolCallsDocument,
       { filter },
       {
         next: (data) => {
           const call = data.toolCalls;
+          retries.current = 0;
           mark.current = later(mark.current, call);
           if (pausedRef.current) setHeld((previous) => [call, ...previous].slice(0, MAX_ROWS));
           else setCalls((previous) => [call, ...previous].slice(0, MAX_ROWS));
         },
-        error: (error) => setProblem(error.message),
+        error: (error) => {
+          if (!(error instanceof RequestError) || !error.code || !SUBSCRIBE_AGAIN.includes(error.code)) {
+            setProblem(error.message);
+            return;
+          }
+          // What finishes from the last call heard on is read back once subscribed again.
+          if (gap.current === null) gap.current = mark.current;
+          setWaiting(
+            error.code === "EVENT_BUS_UNAVAILABLE"
+              ? "The server cannot follow the calls of all its replicas right now; trying again…"
+              : "The live feed was interrupted; subscribing again…",
+          );
+          const wait = Math.min(1000 * 2 ** retries.current, AGAIN_CAP_MS);
+          retries.current += 1;
+          again = window.setTimeout(() => setAttempt((count) => count + 1), wait);
+        },
       },
     );
-    return stop;
-  }, [api, spaceId, tool, status]);
+    // Subscribed again on a socket that stayed open: read the gap now (a socket opened again reads
+    // it when it connects, below).
+    if (gap.current !== null && socketRef.current === "connected") void fetchMissed();
+    return () => {
+      window.clearTimeout(again);
+      stop();
+    };
+  }, [api, spaceId, tool, status, attempt]);
 
   /** Reads the calls that finished while the socket was down (one page of the call log since the
    *  mark it dropped at) and merges in those the table does not have. */
@@ -193,15 +236,17 @@ export function LiveCallsPage() {
         </button>
       </PageHeader>
       <p class="muted" role="status">
-        {state === "connected"
-          ? reading
-            ? "Listening. Reading the calls that finished while the connection was down…"
-            : "Listening: every finished call appears here as it happens."
-          : state === "connecting"
-            ? "Connecting…"
-            : state === "reconnecting"
-              ? "Reconnecting… the live connection dropped; the calls that finish meanwhile are read from the call log once it is back."
-              : "Disconnected."}
+        {state === "reconnecting"
+          ? "Reconnecting… the live connection dropped; the calls that finish meanwhile are read from the call log once it is back."
+          : waiting
+            ? waiting
+            : state === "connected"
+              ? reading
+                ? "Listening. Reading the calls that finished while the connection was down…"
+                : "Listening: every finished call appears here as it happens."
+              : state === "connecting"
+                ? "Connecting…"
+                : "Disconnected."}
         {paused && " Paused: new calls wait until you resume."}
       </p>
       {problem && (
