@@ -3,6 +3,7 @@ and accessible name. Screenshots land in artifacts/console/ (not committed)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from pathlib import Path
@@ -280,6 +281,75 @@ class TestKnowledge:
         await expect(hits.get_by_role("listitem").first).to_contain_text("score")
         await expect(hits.get_by_role("listitem").first).to_contain_text("Cite: Returns policy, returns.md")
         await visit.screenshot("search")
+
+
+class TestKnowledgeBaseOutage:
+    async def test_both_loads_failing_show_one_message_and_one_try_again_that_loads_both(
+        self, visit: Visit, quiver: Quiver
+    ) -> None:
+        """A base's page loads two things (the bases, for the base's name, space and the search
+        playground; the base's documents); its one Try again reloaded only the documents, so the
+        base stayed unloaded behind the bases' error."""
+        space = await quiver.create_space(unique("kb_down").replace("-", "_"))
+        created = (
+            await quiver.graphql(
+                "mutation K($input: CreateKnowledgeBaseInput!) "
+                "{ createKnowledgeBase(input: $input) { knowledgeBase { id } userErrors { message } } }",
+                {"input": {"spaceId": space, "name": "manuals", "label": "Manuals"}},
+            )
+        )["createKnowledgeBase"]
+        assert created["userErrors"] == [], created
+        base = created["knowledgeBase"]["id"]
+        added = (
+            await quiver.graphql(
+                "mutation D($input: AddDocumentInput!) { addDocument(input: $input) { userErrors { message } } }",
+                {"input": {"knowledgeBaseId": base, "title": "Pump manual", "text": "Prime the pump first."}},
+            )
+        )["addDocument"]
+        assert added["userErrors"] == [], added
+
+        page = visit.page
+        await visit.sign_in(ADMIN_TOKEN)
+        loads = {"KnowledgeBases", "KnowledgeBaseDocuments"}
+        down = True
+        refused: list[str] = []
+        answered: list[str] = []
+        # Both answered at once, once both have been asked: the page has both failures together.
+        both_asked = asyncio.Event()
+
+        async def gateway(route: Any) -> None:
+            query = str((route.request.post_data_json or {}).get("query", ""))
+            named = re.search(r"\bquery (\w+)", query)
+            if not (named and named.group(1) in loads):
+                await route.continue_()
+            elif down:
+                refused.append(named.group(1))
+                if loads <= set(refused):
+                    both_asked.set()
+                await both_asked.wait()
+                await route.fulfill(status=503, content_type="text/plain", body="503 Service Unavailable")
+            else:
+                answered.append(named.group(1))
+                await route.continue_()
+
+        await page.route(re.compile(r"/graphql$"), gateway)
+        await visit.open(f"/console/knowledge/{base}")
+        alert = page.get_by_role("alert")
+        # One message, said once (not "The server answered 503." twice), in one alert.
+        await expect(alert.locator("p")).to_have_text("The server answered 503.")
+        await expect(alert).to_have_count(1)
+        await expect(page.get_by_role("button", name="Try again")).to_have_count(1)
+        await expect(page.get_by_role("heading", level=1)).to_have_text("Knowledge base")
+        assert loads <= set(refused), refused
+        await visit.screenshot("both-loads-down")
+
+        down = False
+        await page.get_by_role("button", name="Try again").click()
+        await expect(page.get_by_role("heading", level=1)).to_have_text("Knowledge base Manuals")
+        await expect(page.get_by_role("table", name=re.compile("^Documents"))).to_contain_text("Pump manual")
+        await expect(page.get_by_role("search", name="Search knowledge")).to_be_visible()
+        await expect(alert).to_have_count(0)
+        assert sorted(answered) == sorted(loads), answered
 
 
 class TestAgents:

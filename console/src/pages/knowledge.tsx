@@ -15,6 +15,7 @@ import {
   CheckboxGroup,
   EditForm,
   LoadError,
+  LoadErrors,
   messageOf,
   Notice,
   PageHeader,
@@ -148,7 +149,7 @@ function KnowledgeBaseDetail({ id }: { id: string }) {
           All knowledge bases
         </Link>
       </PageHeader>
-      <LoadError error={documents.error ?? bases.error} retry={documents.reload} />
+      <LoadErrors loads={[bases, documents]} />
       {base && (
         <dl class="facts">
           <dt>Name</dt>
