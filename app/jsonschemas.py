@@ -20,12 +20,22 @@ ever retrieving anything or backtracking.
   levels: 96 s of the event loop for one 3-character argument), and patterns times keys or
   an enum times items is quadratic. ``uniqueItems`` hashes each item once instead of
   jsonschema's comparison of every pair (2,000 objects: 7.6 s).
+- Compiling is bounded too, before it starts: a schema with more than
+  ``MAX_SCHEMA_PATTERNS`` distinct patterns, or more than ``MAX_PATTERN_CHARS`` characters
+  of them, is refused before any is compiled (2,000 patterns held the event loop about 1 s),
+  and one whose RE2 programs together pass ``MAX_PATTERN_PROGRAM`` instructions (the
+  14 characters ``.{1000}.{1000}`` compile to 16,004) is refused as they are compiled.
+  Compiling runs on one worker thread kept for it (``compiled_validator``, ``vetted``),
+  never on the event loop, and a compiled validator keeps its patterns' programs: checking
+  never compiles.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
@@ -76,6 +86,14 @@ ON_LOOP_STEPS = 2_000
 #: anyOf, oneOf, not, if / then / else, dependentSchemas and references): real schemas apply
 #: tens; ``anyOf`` of two references to the next level applies 2^depth.
 MAX_IN_PLACE_EXPANSION = 5_000
+#: Most distinct patterns (``pattern`` values and ``patternProperties`` names) one schema may
+#: hold, and most characters of them together: counted before any is compiled. Real schemas
+#: hold none to tens; 500 distinct patterns compile in about 0.15 s of CPU.
+MAX_SCHEMA_PATTERNS = 500
+MAX_PATTERN_CHARS = 25_000
+#: Most RE2 instructions a schema's patterns may compile to together: what compiling them and
+#: keeping them costs. ``^.{1,255}$`` is 2,296; a date, a UUID or an e-mail pattern under 100.
+MAX_PATTERN_PROGRAM = 100_000
 
 
 class ValidationTooCostlyError(Exception):
@@ -125,9 +143,22 @@ _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # a refused pattern is the tenant's mistake, answered as such
 
 
-@lru_cache(maxsize=4096)
+#: The programs of the patterns of every cached validator (``_CompiledSchemas``), by pattern:
+#: a check finds them here and never compiles (another tenant's many patterns cannot push
+#: them out, as they could out of a cache of patterns). Written under ``_COMPILED_LOCK``.
+_PROGRAMS: dict[str, Any] = {}
+_PINS: dict[str, int] = {}
+
+
 def compile_pattern(pattern: str) -> Any:
     """The RE2 program of a schema pattern; raises ``re2.error`` for what RE2 cannot run."""
+    program = _PROGRAMS.get(pattern)
+    return program if program is not None else _compile_unpinned(pattern)
+
+
+@lru_cache(maxsize=256)
+def _compile_unpinned(pattern: str) -> Any:
+    """A pattern no cached validator holds (a validator built directly, a schema being vetted)."""
     return re2.compile(pattern, _RE2_OPTIONS)
 
 
@@ -265,24 +296,107 @@ async def checked(validator: Validator, instance: Any, limit: int = MAX_VALIDATI
 _CHECKS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="schema-check")
 
 
-@lru_cache(maxsize=1024)
-def _compiled(canonical: str) -> Validator:
-    schema = json.loads(canonical)
-    vet(schema)
-    validator: Validator = LinearTimeValidator(schema, registry=NO_RETRIEVAL)
-    return validator
+#: One thread compiles schemas (vetting them: the meta-schema, every pattern on Python's re
+#: and on RE2), apart from the long checks so neither waits for the other.
+_COMPILES = ThreadPoolExecutor(max_workers=1, thread_name_prefix="schema-compile")
+_COMPILED_LOCK = threading.Lock()
 
 
-def compiled_cache_info() -> Any:
+@dataclass(frozen=True)
+class CacheInfo:
+    hits: int
+    misses: int
+    currsize: int
+    #: Compiles an event loop has handed to the compile thread and not yet got back.
+    compiling: int
+
+
+class _CompiledSchemas:
+    """Validators by canonical schema, least recently used first out; each keeps its patterns'
+    programs in ``_PROGRAMS`` while it is here. Refusals are not kept."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self.entries: OrderedDict[str, tuple[Validator, tuple[str, ...]]] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+        self.compiling = 0
+
+    def get(self, canonical: str) -> Validator | None:
+        with _COMPILED_LOCK:
+            entry = self.entries.get(canonical)
+            if entry is None:
+                return None
+            self.entries.move_to_end(canonical)
+            self.hits += 1
+            return entry[0]
+
+    def compile(self, canonical: str) -> Validator:
+        """Vet and build (on the compile thread, or wherever no event loop runs)."""
+        found = self.get(canonical)
+        if found is not None:
+            return found
+        schema = json.loads(canonical)
+        programs = _vet(schema)
+        validator: Validator = LinearTimeValidator(schema, registry=NO_RETRIEVAL)
+        with _COMPILED_LOCK:
+            self.misses += 1
+            if canonical in self.entries:
+                return self.entries[canonical][0]
+            for pattern, program in programs.items():
+                _PROGRAMS.setdefault(pattern, program)
+                _PINS[pattern] = _PINS.get(pattern, 0) + 1
+            self.entries[canonical] = (validator, tuple(programs))
+            while len(self.entries) > self.maxsize:
+                _, (_, patterns) = self.entries.popitem(last=False)
+                for pattern in patterns:
+                    _PINS[pattern] -= 1
+                    if not _PINS[pattern]:
+                        del _PINS[pattern], _PROGRAMS[pattern]
+        return validator
+
+    def info(self) -> CacheInfo:
+        with _COMPILED_LOCK:
+            return CacheInfo(self.hits, self.misses, len(self.entries), self.compiling)
+
+
+_compiled = _CompiledSchemas(maxsize=1024)
+
+
+def compiled_cache_info() -> CacheInfo:
     """Hits and misses of the compiled-validator cache (tests show one compilation per schema)."""
-    return _compiled.cache_info()
+    return _compiled.info()
 
 
 def validator_for(schema: dict[str, Any]) -> Validator:
     """The validator of a schema, vetted and compiled once per distinct schema and shared by
-    every call that uses it. Raises ``UnsafeSchemaError`` for a schema ``vet`` refuses (one
-    stored before vetting existed); refusals are not cached."""
-    return _compiled(json.dumps(schema, sort_keys=True))
+    every call that uses it, compiled on the calling thread: for code that runs on no event
+    loop (an event loop awaits ``compiled_validator``). Raises ``UnsafeSchemaError`` for a
+    schema ``vet`` refuses (one stored before a bound existed); refusals are not cached."""
+    return _compiled.compile(json.dumps(schema, sort_keys=True))
+
+
+async def compiled_validator(schema: dict[str, Any]) -> Validator:
+    """``validator_for`` for the event loop: a cached validator at once, else compiled on the
+    compile thread (up to the bounds of ``vet``: hundreds of milliseconds of CPU for a large
+    schema) while the loop serves other requests."""
+    canonical = json.dumps(schema, sort_keys=True)
+    found = _compiled.get(canonical)
+    if found is not None:
+        return found
+    with _COMPILED_LOCK:
+        _compiled.compiling += 1
+    try:
+        return await asyncio.get_running_loop().run_in_executor(_COMPILES, _compiled.compile, canonical)
+    finally:
+        with _COMPILED_LOCK:
+            _compiled.compiling -= 1
+
+
+async def vetted(schema: dict[str, Any]) -> None:
+    """``vet`` for the event loop, on the compile thread; the validator is kept, so the
+    schema's first check does not compile it again. Raises ``UnsafeSchemaError``."""
+    await compiled_validator(schema)
 
 
 # ------------------------------------------------------------------ vetting
@@ -305,6 +419,9 @@ class _Vetter:
         self.uses_unevaluated_properties = False
         self.first_pattern_properties: str | None = None
         self.references: list[tuple[_Node, str, list[str], Any]] = []
+        #: Each distinct pattern's program, compiled once however often it appears.
+        self.programs: dict[str, Any] = {}
+        self.program_size = 0
         root = DRAFT202012.create_resource(schema)
         self.root_resolver = NO_RETRIEVAL.resolver_with_root(root)
 
@@ -391,14 +508,31 @@ class _Vetter:
         return resolved.contents, resolved.resolver
 
     def _check_pattern(self, pattern: str, parts: list[str]) -> None:
+        if pattern in self.programs:
+            return
         try:
-            compile_pattern(pattern)
-        except re2.error:
+            program = _PROGRAMS.get(pattern) or re2.compile(pattern, _RE2_OPTIONS)
+        except re2.error as error:
+            if "too large" in str(error):
+                raise UnsafeSchemaError(
+                    _pointer(parts),
+                    f"the pattern {pattern[:200]!r} compiles to a program too large to run "
+                    f"(at most {MAX_PATTERN_PROGRAM} instructions for all of a schema's patterns)",
+                ) from None
             raise UnsafeSchemaError(
                 _pointer(parts),
                 f"the pattern {pattern[:200]!r} is not supported: patterns run on a linear-time engine (RE2), "
                 "without back-references or look-around",
             ) from None
+        self.programs[pattern] = program
+        self.program_size += program.programsize
+        if self.program_size > MAX_PATTERN_PROGRAM:
+            raise UnsafeSchemaError(
+                _pointer(parts),
+                f"the schema's patterns compile to more than {MAX_PATTERN_PROGRAM} instructions together "
+                "(counted repetitions such as .{1000} multiply a pattern's size): use fewer or simpler patterns, "
+                "or maxLength instead of a counted repetition",
+            )
 
     def _refuse_reference_cycles(self) -> None:
         """A cycle through references and in-place keywords only would never end."""
@@ -457,8 +591,41 @@ class _Vetter:
                 size[current] = total
 
 
-def vet(schema: dict[str, Any]) -> None:
-    """Raise ``UnsafeSchemaError`` unless the schema is valid 2020-12 and safe to serve (see the module docstring)."""
+def _refuse_many_patterns(schema: Any) -> None:
+    """Count the distinct patterns before compiling any (the meta-schema check compiles each
+    on Python's re, the vetting on RE2): every string under a ``pattern`` key and every name
+    under a ``patternProperties`` key, wherever they are (an ``enum`` member spelled like a
+    schema counts too: harmless at these bounds)."""
+    patterns: set[str] = set()
+    stack: list[Any] = [schema]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key == "pattern" and isinstance(item, str):
+                    patterns.add(item)
+                elif key == "patternProperties" and isinstance(item, dict):
+                    patterns.update(name for name in item if isinstance(name, str))
+                stack.append(item)
+        elif isinstance(value, list):
+            stack.extend(value)
+    if len(patterns) > MAX_SCHEMA_PATTERNS:
+        raise UnsafeSchemaError(
+            "",
+            f"the schema has {len(patterns)} distinct patterns (pattern, patternProperties); "
+            f"at most {MAX_SCHEMA_PATTERNS} are served",
+        )
+    characters = sum(len(pattern) for pattern in patterns)
+    if characters > MAX_PATTERN_CHARS:
+        raise UnsafeSchemaError(
+            "",
+            f"the schema's distinct patterns are {characters} characters together; "
+            f"at most {MAX_PATTERN_CHARS} are served",
+        )
+
+
+def _vet(schema: dict[str, Any]) -> dict[str, Any]:
+    _refuse_many_patterns(schema)
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as error:
@@ -466,4 +633,12 @@ def vet(schema: dict[str, Any]) -> None:
         raise UnsafeSchemaError(where, f"not a valid JSON Schema (2020-12): {error.message[:300]}") from None
     except RecursionError:
         raise UnsafeSchemaError("", "the schema is nested too deeply") from None
-    _Vetter(schema).run()
+    vetter = _Vetter(schema)
+    vetter.run()
+    return vetter.programs
+
+
+def vet(schema: dict[str, Any]) -> None:
+    """Raise ``UnsafeSchemaError`` unless the schema is valid 2020-12 and safe to serve (see the
+    module docstring). Synchronous: on an event loop, await ``vetted``."""
+    _vet(schema)

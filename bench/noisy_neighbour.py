@@ -6,7 +6,8 @@ then while the noisy tenant (a MEMBER key of another space, from a second proces
 several requests in flight) cycles through: a query just under the cost limit, one far
 over it, calculator worst cases, a backtracking pattern on a 100,000-character argument,
 arguments whose schema check doubles with each level (stopped at the validation budget),
-matchSkills with the longest query allowed, a body just under the size limit, one over
+a tool's schema replaced by one of 2,000 patterns and by one of 500 (each time new: compiled
+anew), matchSkills with the longest query allowed, a body just under the size limit, one over
 it, and JSON nested 1,000 deep. Prints both sides, the quiet tenant's ratio to its idle
 run, and the load average. Goal: the quiet p99 under load stays below 50 ms.
 
@@ -40,6 +41,8 @@ ROOT = Path(__file__).resolve().parent.parent
 GOAL_P99_MS = 50.0
 QUIET_QUERY = "query Quiet($id: ID!) { space(id: $id) { id name label } }"
 PATTERN = "^(a+)+$"
+#: Replaced by a fresh token in each request sent: a schema never seen before, compiled anew.
+SALT = b"@@SALT@@"
 MIXED_QUERY = ("请帮我起草一封邮件 draft an email to the customer about the delayed order ") * 60
 
 
@@ -47,8 +50,19 @@ def gql_body(query: str, variables: dict[str, Any] | None = None) -> bytes:
     return json.dumps({"query": query, "variables": variables or {}}).encode()
 
 
+def patterns_schema(count: int) -> dict[str, Any]:
+    """``count`` properties, each with a pattern of its own (salted: new in every request)."""
+    salt = SALT.decode()
+    return {"type": "object", "properties": {f"a{index}": {"pattern": f"^{salt}{index}$"} for index in range(count)}}
+
+
 def heavy_requests(
-    space_id: str, pattern_tool: str, max_request_bytes: int, max_cost: int, doubling_tool: str = ""
+    space_id: str,
+    pattern_tool: str,
+    max_request_bytes: int,
+    max_cost: int,
+    doubling_tool: str = "",
+    owned_tool: str = "",
 ) -> dict[str, bytes]:
     """The noisy tenant's requests, built once (so the client's own work stays out of the way)."""
     from schema.limits import operation_cost
@@ -78,6 +92,17 @@ def heavy_requests(
         return gql_body(invoke, {"i": {"spaceId": space_id, "toolId": tool_id, "arguments": arguments}})
 
     label_room = max_request_bytes - 400
+    update = "mutation($i: UpdateToolInput!) { updateTool(input: $i) { tool { id } userErrors { code } } }"
+    schemas = (
+        {
+            f"schema-{count}-patterns": gql_body(
+                update, {"i": {"id": owned_tool, "inputSchema": patterns_schema(count)}}
+            )
+            for count in (2000, 500)
+        }
+        if owned_tool
+        else {}
+    )
     nested: dict[str, Any] = {}
     for _ in range(20):  # 2^20 subschema applications: stopped at the validation budget
         nested = {"a": nested}
@@ -89,6 +114,7 @@ def heavy_requests(
         "calc-digits": call("bt_calculator", {"expression": "10 ** 399 * 9 + (10 ** 300) ** 2"}),
         "pattern-100k": call(pattern_tool, {"text": "a" * 100_000 + "!"}),
         **({"schema-doubling": call(doubling_tool, nested)} if doubling_tool else {}),
+        **schemas,
         "match-4000": gql_body(
             "query($s: ID!, $q: String!) { matchSkills(spaceId: $s, query: $q, topK: 10) { score skill { id } } }",
             {"s": space_id, "q": MIXED_QUERY[:4000]},
@@ -103,10 +129,17 @@ def heavy_requests(
 
 
 async def noisy_loop(
-    url: str, key: str, requests: dict[str, bytes], concurrency: int, running: Any, stop: Any
+    url: str,
+    key: str,
+    requests: dict[str, bytes],
+    concurrency: int,
+    running: Any,
+    stop: Any,
+    kind_keys: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Until ``stop`` is set (or 10 minutes pass): each worker sends the next kind as soon as
-    its last one returns. ``running`` is set once every kind has been answered once."""
+    its last one returns. ``running`` is set once every kind has been answered once. A kind
+    in ``kind_keys`` is sent with that key (the noisy space's SPACE_ADMIN for tool updates)."""
     stop_at = time.monotonic() + 600
     started_at = time.monotonic()
     latencies: dict[str, list[float]] = defaultdict(list)
@@ -120,9 +153,14 @@ async def noisy_loop(
             while not stop.is_set() and time.monotonic() < stop_at:
                 name = names[index % len(names)]
                 index += 1
+                body = requests[name]
+                if SALT in body:
+                    body = body.replace(SALT, secrets.token_hex(4).encode())
+                kind_key = (kind_keys or {}).get(name)
+                key_headers = {**headers, "Authorization": f"Bearer {kind_key}"} if kind_key else headers
                 started = time.perf_counter()
                 try:
-                    response = await client.post("/graphql", content=requests[name], headers=headers)
+                    response = await client.post("/graphql", content=body, headers=key_headers)
                 except httpx.TransportError as error:
                     # A body over the limit: the server answers 413 and closes before reading it all,
                     # which a client that sends first and reads after sees as a dropped connection.
@@ -132,10 +170,10 @@ async def noisy_loop(
                 latencies[name].append((time.perf_counter() - started) * 1000)
                 if len(latencies) == len(names):
                     running.set()
-                body = response.text
+                text = response.text
                 code = ""
-                if '"code"' in body:
-                    code = body.split('"code":', 1)[1].split(",")[0].split("}")[0].strip(' "')
+                if '"code"' in text:
+                    code = text.split('"code":', 1)[1].split(",")[0].split("}")[0].strip(' "')
                 statuses[name].add(f"{response.status_code} {code}".strip())
 
     await asyncio.gather(*(worker(offset) for offset in range(concurrency)))
@@ -240,7 +278,29 @@ def setup(url: str, admin: str, environment: dict[str, str]) -> dict[str, str]:
             }
         },
     )["createTool"]["tool"]["id"]
+    # A tool of the noisy space's own, made by its SPACE_ADMIN, whose schema it replaces.
+    owner_key = cli_key(environment, noisy, "SPACE_ADMIN")
+    owned = httpx.post(
+        f"{url}/graphql",
+        json={
+            "query": create_tool,
+            "variables": {
+                "i": {
+                    "name": "reshaped",
+                    "label": "Reshaped",
+                    "description": "A tool whose schema the noisy tenant keeps replacing.",
+                    "inputSchema": {"type": "object"},
+                    "endpoint": "https://tools.invalid/never-called",
+                }
+            },
+        },
+        headers={"Authorization": f"Bearer {owner_key}"},
+        timeout=60,
+        trust_env=False,
+    ).json()["data"]["createTool"]["tool"]["id"]
     return {
+        "owned_tool": owned,
+        "owner_key": owner_key,
         "doubling_tool": doubling_tool,
         "noisy": noisy,
         "quiet": quiet,
@@ -305,11 +365,15 @@ def main() -> None:
                     max_request_bytes,
                     settings.graphql_max_cost,
                     ids.get("doubling_tool", ""),
+                    ids["owned_tool"],
                 )
+                kind_keys = {
+                    name: ids["owner_key"] for name in requests if name.startswith("schema-") and "patterns" in name
+                }
 
                 # Every kind once, so neither run pays for a cold cache.
                 for name, body in requests.items():
-                    asyncio.run(noisy_loop(url, ids["noisy_key"], {name: body}, 1, _Once(), _Once()))
+                    asyncio.run(noisy_loop(url, ids["noisy_key"], {name: body}, 1, _Once(), _Once(), kind_keys))
                 load_before = load_average()
                 idle = asyncio.run(quiet_samples(url, ids["quiet_key"], ids["quiet"], arguments.samples))
 
@@ -318,7 +382,7 @@ def main() -> None:
                 stop, running = spawn.Event(), spawn.Event()
                 noisy = spawn.Process(
                     target=_noisy_entry,
-                    args=(url, ids["noisy_key"], requests, arguments.concurrency, running, stop, queue),
+                    args=(url, ids["noisy_key"], requests, arguments.concurrency, running, stop, queue, kind_keys),
                 )
                 noisy.start()
                 # The quiet side measures once the noisy side has had every kind answered.
@@ -372,9 +436,16 @@ def main() -> None:
 
 
 def _noisy_entry(
-    url: str, key: str, requests: dict[str, bytes], concurrency: int, running: Any, stop: Any, out: Any
+    url: str,
+    key: str,
+    requests: dict[str, bytes],
+    concurrency: int,
+    running: Any,
+    stop: Any,
+    out: Any,
+    kind_keys: dict[str, str],
 ) -> None:
-    out.put(asyncio.run(noisy_loop(url, key, requests, concurrency, running, stop)))
+    out.put(asyncio.run(noisy_loop(url, key, requests, concurrency, running, stop, kind_keys)))
 
 
 class _Once:

@@ -7,6 +7,7 @@ session (broken, retired, refused by the egress policy) so the pool can say why 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 from collections.abc import Callable
 from types import TracebackType
@@ -18,7 +19,7 @@ from mcp import ClientSession
 from mcp.shared.message import SessionMessage
 
 from app.egress import EgressDeniedError
-from app.jsonschemas import UnsafeSchemaError, validator_for
+from app.jsonschemas import UnsafeSchemaError, compiled_validator, validator_for
 from app.mcp.config import BAD_RESULT, CONNECTION_LOST, EGRESS, UNREACHABLE, McpCallError, McpServerConfig
 
 #: ``tools/list`` pages followed before giving up on a server that never ends.
@@ -79,7 +80,16 @@ class VettedClientSession(ClientSession):
     """The SDK checks a structured result against the outputSchema the server lists, with a
     validator of its own whose ``pattern`` runs on Python's backtracking ``re``; a hostile
     server could freeze the loop with it. Here that validator is the platform's: vetted,
-    no retrieval, patterns on RE2, compiled once per schema (see app.jsonschemas)."""
+    no retrieval, patterns on RE2, compiled once per schema (see app.jsonschemas), off the
+    event loop: the schema a result is checked against is compiled on the compile thread
+    first, so the SDK's synchronous hook below finds it ready."""
+
+    async def validate_tool_result(self, name: str, result: Any) -> None:
+        output_schema = self._tool_output_schemas.get(name)
+        if isinstance(output_schema, dict):
+            with contextlib.suppress(UnsafeSchemaError):  # the hook below answers it as the SDK does
+                await compiled_validator(output_schema)
+        await super().validate_tool_result(name, result)
 
     def _output_schema_validator(self, name: str, output_schema: dict[str, Any]) -> Any:
         try:

@@ -165,15 +165,15 @@ class _Listed:
         return _contract(self.description, self.input_schema, self.output_schema)
 
 
-def _convert(server_id: str, tool: types.Tool) -> _Listed:
+async def _convert(server_id: str, tool: types.Tool) -> _Listed:
     """Raises ValueError with the reason when the tool cannot be stored."""
     tool_id = mcp_tool_id(server_id, tool.name)
     if not tool.name or len(tool_id) > MAX_TOOL_ID_LENGTH:
         raise ValueError(f"the name is empty or longer than {MAX_TOOL_ID_LENGTH - len(server_id) - 2} characters")
     try:
-        input_schema = check_json_schema(tool.input_schema, ["inputSchema"], require_object=True)
+        input_schema = await check_json_schema(tool.input_schema, ["inputSchema"], require_object=True)
         output_schema = (
-            check_json_schema(tool.output_schema, ["outputSchema"], require_object=False)
+            await check_json_schema(tool.output_schema, ["outputSchema"], require_object=False)
             if tool.output_schema is not None
             else None
         )
@@ -374,7 +374,7 @@ async def _apply(
     total = len(listing)
     for done, tool in enumerate(listing, start=1):
         try:
-            listed = _convert(server_id, tool)
+            listed = await _convert(server_id, tool)
         except RefusedSchemaError as refusal:
             report.skipped.append(f"{tool.name}: {refusal}")
             report.refused.append(f"{tool.name}: {refusal}")

@@ -45,7 +45,7 @@ from app.db import utcnow
 from app.errors import DomainError, ForbiddenError, NotFoundError
 from app.events.bus import Subscription
 from app.ids import new_id
-from app.jsonschemas import ValidationTooCostlyError, checked, validator_for
+from app.jsonschemas import UnsafeSchemaError, ValidationTooCostlyError, checked, compiled_validator
 from app.pipelines import contract, repository
 from app.pipelines.models import PipelineRun
 from app.pipelines.service import StepSpec, get_pipeline_for
@@ -514,7 +514,10 @@ async def _schema_error(schema: dict[str, Any] | None, value: Any) -> str | None
     if not schema:
         return None
     try:
-        errors = await checked(validator_for(schema), value)
+        errors = await checked(await compiled_validator(schema), value)
+    except UnsafeSchemaError as problem:
+        # Stored before a bound it now fails existed.
+        return f"the schema cannot be served: {problem}"
     except ValidationTooCostlyError as costly:
         return f"the value takes too much work to check against the schema (more than {costly.limit} steps)"
     if not errors:

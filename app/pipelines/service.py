@@ -98,7 +98,7 @@ async def check_steps(session: AsyncSession, space_id: str, steps: list[StepSpec
         names[step.name] = index
         for key, schema in (("inputSchema", step.input_schema), ("outputSchema", step.output_schema)):
             if schema is not None:
-                check_json_schema(schema, _field(index, key), require_object=False)
+                await check_json_schema(schema, _field(index, key), require_object=False)
         _check_template(step, index, names)
         if len(step.skill_versions) > MAX_PINS:
             raise DomainError("INVALID", f"At most {MAX_PINS} pinned skill versions.", _field(index, "skillVersions"))

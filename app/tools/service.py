@@ -191,15 +191,15 @@ def _apply_policy_fields(tool: ToolDefinition, data: ToolInput) -> None:
         tool.owner = data.owner.strip() or None
 
 
-def _apply_declared_fields(tool: ToolDefinition, data: ToolInput, box: SecretBox) -> None:
+async def _apply_declared_fields(tool: ToolDefinition, data: ToolInput, box: SecretBox) -> None:
     if data.label is not None:
         tool.label = check_not_blank(data.label, _path("label"))
     if data.description is not None:
         tool.description = check_not_blank(data.description, _path("description"))
     if data.input_schema is not None:
-        tool.input_schema = check_json_schema(data.input_schema, _path("inputSchema"), require_object=True)
+        tool.input_schema = await check_json_schema(data.input_schema, _path("inputSchema"), require_object=True)
     if data.output_schema is not None:
-        tool.output_schema = check_json_schema(data.output_schema, _path("outputSchema"), require_object=False)
+        tool.output_schema = await check_json_schema(data.output_schema, _path("outputSchema"), require_object=False)
     if data.endpoint is not None:
         tool.endpoint = check_http_url(data.endpoint, _path("endpoint"))
     if data.auth is not None:
@@ -296,7 +296,7 @@ async def create_tool(
         version="1.0.0",
         owner_space_id=None if principal.is_admin else principal.space_id,
     )
-    _apply_declared_fields(tool, data, box)
+    await _apply_declared_fields(tool, data, box)
     _apply_policy_fields(tool, data)
     await check_egress(egress, tool.endpoint, _path("endpoint"))
     await check_egress(egress, data.auth.token_url if data.auth else None, _path("auth", "tokenUrl"))
@@ -361,7 +361,7 @@ async def update_tool(
                 )
     if data.endpoint is not None and data.auth is None:
         check_credentials_stay(tool.auth_type, tool.endpoint, data.endpoint, _path("endpoint"), "endpoint")
-    _apply_declared_fields(tool, data, box)
+    await _apply_declared_fields(tool, data, box)
     _apply_policy_fields(tool, data)
     if data.endpoint is not None:
         await check_egress(egress, tool.endpoint, _path("endpoint"))
