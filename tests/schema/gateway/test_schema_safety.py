@@ -222,6 +222,38 @@ class TestPatterns:
         assert (await invoke(gql, space.id, tool["id"], {"a": "042"}))["status"] == "SUCCESS"
         assert [problem["path"] for problem in problems(await invoke(gql, space.id, tool["id"], {"a": "٣"}))] == ["/a"]
 
+    @pytest.mark.parametrize(
+        ("schema", "value", "path"),
+        [
+            (
+                object_schema(
+                    a={"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string", "pattern": r"^\d+$"}
+                ),
+                {"a": "٣"},
+                "/a",
+            ),
+            (
+                {
+                    "$schema": "http://json-schema.org/draft-07/schema#",
+                    "type": "object",
+                    "properties": {"a": {"type": "string", "pattern": r"^\d+$"}, "next": {"$ref": "#"}},
+                },
+                {"next": {"a": "٣"}},
+                "/next/a",
+            ),
+        ],
+        ids=["in-a-subschema", "at-the-root-reached-again"],
+    )
+    async def test_a_schema_naming_its_dialect_is_still_checked_on_the_linear_time_engine(
+        self, gql: GraphQLClient, keys: Keys, schema: dict[str, Any], value: dict[str, Any], path: str
+    ) -> None:
+        """jsonschema descends into a subschema naming ``$schema`` with that dialect's stock
+        validator: Python's backtracking re (where \\d matches '٣') and no budget."""
+        space = await keys.space("alpha")
+        tool = await create_tool(gql, fresh("dialect"), inputSchema=schema)
+
+        assert [problem["path"] for problem in problems(await invoke(gql, space.id, tool["id"], value))] == [path]
+
     async def test_pattern_properties_and_additional_properties_use_it_too(
         self, gql: GraphQLClient, keys: Keys
     ) -> None:
