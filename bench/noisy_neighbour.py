@@ -382,7 +382,7 @@ def main() -> None:
                 stop, running = spawn.Event(), spawn.Event()
                 noisy = spawn.Process(
                     target=_noisy_entry,
-                    args=(url, ids["noisy_key"], requests, arguments.concurrency, running, stop, queue, kind_keys),
+                    args=(queue, url, ids["noisy_key"], requests, arguments.concurrency, running, stop, kind_keys),
                 )
                 noisy.start()
                 # The quiet side measures once the noisy side has had every kind answered.
@@ -435,17 +435,9 @@ def main() -> None:
             print(f"    {name:18s} {summary(values)}  [{statuses}]")
 
 
-def _noisy_entry(
-    url: str,
-    key: str,
-    requests: dict[str, bytes],
-    concurrency: int,
-    running: Any,
-    stop: Any,
-    out: Any,
-    kind_keys: dict[str, str],
-) -> None:
-    out.put(asyncio.run(noisy_loop(url, key, requests, concurrency, running, stop, kind_keys)))
+def _noisy_entry(out: Any, *arguments: Any) -> None:
+    """``noisy_loop(*arguments)`` in the spawned process; its result put on ``out``."""
+    out.put(asyncio.run(noisy_loop(*arguments)))
 
 
 class _Once:
