@@ -21,6 +21,9 @@ class Settings(BaseSettings):
     # PostgreSQL: longest a statement or a connect may take in the server before the request
     # is answered DATABASE_UNAVAILABLE (0: no bound; a hung database held mutations for ever).
     database_timeout_s: float = Field(default=60.0, ge=0)
+    # Where call-log rows kept during a database outage are also written (app.gateway.spool);
+    # unset: beside the SQLite file (``<file>.spool``), or ``./quiver-spool`` on PostgreSQL.
+    spool_dir: Path | None = None
     admin_token: str | None = None
     secret_key: str | None = None
     redis_url: str | None = None
@@ -210,6 +213,19 @@ class Settings(BaseSettings):
     @cached_property
     def is_sqlite(self) -> bool:
         return make_url(self.database_url).get_backend_name() == "sqlite"
+
+    @cached_property
+    def call_spool_dir(self) -> Path | None:
+        """The call-log spool folder; None for an in-memory SQLite database (it cannot be away)."""
+        if self.spool_dir is not None:
+            return self.spool_dir.resolve()
+        url = make_url(self.database_url)
+        if self.is_sqlite:
+            if not url.database or url.database == ":memory:":
+                return None
+            database = Path(url.database).resolve()
+            return database.with_name(database.name + ".spool")
+        return Path.cwd() / "quiver-spool"
 
     @cached_property
     def data_dir(self) -> Path:

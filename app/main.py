@@ -55,6 +55,7 @@ from app.gateway.executors.builtin import BuiltinExecutor
 from app.gateway.executors.http import HttpExecutor
 from app.gateway.quotas import QuotaGuard
 from app.gateway.service import ToolGateway
+from app.gateway.spool import DiskSpool
 from app.http_limits import RequestLimits
 from app.knowledge.context import KnowledgeContextProvider
 from app.knowledge.embeddings import EmbeddingProvider, create_embedding_provider
@@ -601,6 +602,9 @@ def build_services(settings: Settings) -> Services:
         metric_tool_label=metrics.tool_ids_as_labels
         if settings.metrics_token
         else metrics.opaque_tool_labels(secret_box.derive_key("quiver metrics tool labels")),
+        disk_spool=None
+        if settings.call_spool_dir is None
+        else DiskSpool(settings.call_spool_dir, settings.database_url),
     )
     embedder = create_embedding_provider(settings)
     knowledge = KnowledgeSearch(
@@ -716,6 +720,9 @@ def create_app(settings: Settings | None = None, *, prepare: bool = False, warm_
         # Leases on this replica's runs, and the sweep continuing the runs of replicas that are
         # gone (a first one now): once the database is migrated.
         await services.runtime.start()
+        # Call-log rows left on disk by processes killed during a database outage: written now
+        # (the database is migrated) and looked for again every SPOOL_SWEEP_S.
+        services.gateway.start()
         # The health report's rollups: closed hours of the call log and runs, caught up now and every minute.
         rollups = CatchUpLoop(services.session_factory, settings.report_rollup_interval_s)
         rollups.start()

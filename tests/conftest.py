@@ -60,7 +60,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 
 
 @pytest.fixture(scope="session")
-def settings(database_url: str) -> Settings:
+def settings(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Settings:
     # Test servers run on loopback, which the egress policy refuses unless allow-listed;
     # 127.0.0.2 stays refused, for the egress tests.
     return Settings(
@@ -72,6 +72,8 @@ def settings(database_url: str) -> Settings:
         # after it: the per-tenant admission (tested on its own, tests/app/test_tenant_admission.py)
         # would serialise a test's concurrent calls of one tenant and change what it measures.
         tenant_concurrency=0,
+        # Call-log rows kept through a staged outage: never in the working directory.
+        spool_dir=tmp_path_factory.mktemp("spool"),
     )
 
 

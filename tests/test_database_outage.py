@@ -15,11 +15,12 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import httpx
 import websockets
 from cryptography.fernet import Fernet
@@ -36,6 +37,8 @@ CREATE_SPACE = """mutation Create($name: String!) { createSpace(input: {name: $n
 CALL = """mutation Call($space: ID!) { invokeTool(input: {spaceId: $space, toolId: "bt_calculator",
   arguments: {expression: "6 * 7"}}) { status data error { code message } } }"""
 CREATE_KEY = "mutation { createApiKey(input: {role: ADMIN}) { secret userErrors { code message } } }"
+TRACED_CALL = """mutation Call($space: ID!) { invokeTool(input: {spaceId: $space, toolId: "bt_calculator",
+  arguments: {expression: "6 * 7"}}) { status traceId error { code message } } }"""
 CALL_LOG = "query { toolCalls(first: 100) { totalCount edges { node { id } } } }"
 #: Calls TestDatabaseCut makes: before, during and after the cut.
 CALLS_MADE = 3
@@ -122,6 +125,9 @@ class TestDatabaseCut:
             # is answered; its call-log row is kept until the database is back, then written.
             during = _data(port, CALL, {"space": space})["invokeTool"]
             assert during["status"] == "SUCCESS", during
+            # ... and on disk, in the default spool folder on PostgreSQL: the working directory's.
+            spool = tmp_path / "quiver-spool"
+            assert len(_spool_files(spool)) == 1
             _unavailable(_post(port, SPACES))
             _unavailable(_post(port, CREATE_SPACE, {"name": "during"}))
             assert _health(port) == 503
@@ -134,6 +140,8 @@ class TestDatabaseCut:
             # The row of the call answered during the cut was written once the database answered.
             ids = _call_ids(port)
             assert len(ids) == len(set(ids)) == CALLS_MADE, ids
+            # Every kept row is in the database: the spool file is gone.
+            _wait_for(lambda: not _spool_files(spool), "the spool file removed once its rows were written")
 
 
 async def _websocket_close(port: int, key: str) -> tuple[int, str]:
@@ -177,3 +185,100 @@ class TestDatabaseHung:
             # The first attempt may have committed before its answer was lost: then the retry is a DUPLICATE.
             assert [error["code"] for error in retried["userErrors"]] in ([], ["DUPLICATE"])
             assert sorted(_space_names(port)) == ["before", "during", "system"]
+
+
+def _start(tmp_path: Path, env: dict[str, str]) -> tuple[int, subprocess.Popen[bytes], Path]:
+    port = free_port()
+    log = tmp_path / f"replica-{port}.log"
+    process = _serve(port, env, log)
+    _wait_healthy(port, process, log)
+    return port, process, log
+
+
+def _wait_for(condition: Callable[[], bool], what: str) -> None:
+    """Until ``condition`` holds; fails after CLIENT_TIMEOUT_S (a wait, not a measured time)."""
+    deadline = time.monotonic() + CLIENT_TIMEOUT_S
+    while not condition():
+        assert time.monotonic() < deadline, f"still not so after {CLIENT_TIMEOUT_S}s: {what}"
+        time.sleep(0.1)
+
+
+def _rows_per_trace(url: str) -> dict[str, int]:
+    """tool_call rows per trace id, read straight from PostgreSQL (not through the proxy)."""
+
+    async def read() -> dict[str, int]:
+        dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+        connection = await asyncpg.connect(dsn)
+        try:
+            rows = await connection.fetch("SELECT trace_id, count(*) FROM tool_call GROUP BY trace_id")
+        finally:
+            await connection.close()
+        return {row[0]: row[1] for row in rows}
+
+    return asyncio.run(read())
+
+
+def _spool_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("calls-*.jsonl"))
+
+
+class TestKilledDuringOutage:
+    def test_calls_answered_before_a_kill_have_their_rows_written_once_by_the_next_server(self, tmp_path: Path) -> None:
+        """kill -9 while PostgreSQL is cut: before, the rows kept in memory died with the process."""
+        spool = tmp_path / "spool"
+        with postgres_database() as url:
+            database = make_url(url)
+            with tcp_proxy(database.port or 5432, database.host or "127.0.0.1") as proxy:
+                env = {
+                    **os.environ,
+                    "PYTHONPATH": str(REPOSITORY_ROOT),
+                    "QUIVER_DATABASE_URL": database.set(port=proxy.port).render_as_string(hide_password=False),
+                    "QUIVER_SECRET_KEY": Fernet.generate_key().decode(),
+                    "QUIVER_ADMIN_TOKEN": ADMIN_TOKEN,
+                    "QUIVER_SPOOL_DIR": str(spool),
+                }
+                logs: list[Path] = []
+                port, first, log = _start(tmp_path, env)
+                logs.append(log)
+                try:
+                    space = _data(port, CREATE_SPACE, {"name": "killed"})["createSpace"]["space"]["id"]
+                    answered = [_data(port, TRACED_CALL, {"space": space})["invokeTool"]]
+                    proxy.cut()
+                    for _ in range(4):
+                        answered.append(_data(port, TRACED_CALL, {"space": space})["invokeTool"])
+                    assert [call["status"] for call in answered] == ["SUCCESS"] * 5, answered
+                    traces = [call["traceId"] for call in answered]
+                    # Each answer came after its row was on disk.
+                    [file] = _spool_files(spool)
+                    lines = file.read_bytes().splitlines()
+                    assert [json.loads(line)["row"]["trace_id"] for line in lines[1:]] == traces[1:]
+                    left = file.read_bytes()
+                finally:
+                    first.kill()  # SIGKILL: no shutdown, no chance to write anything
+                    first.wait(timeout=10)
+                assert _spool_files(spool) == [file]  # the file outlives its process
+                assert _rows_per_trace(url) == {traces[0]: 1}
+
+                proxy.restore()
+                port, second, log = _start(tmp_path, env)
+                logs.append(log)
+                try:
+                    # The new server writes the rows the killed one left, then removes its file.
+                    _wait_for(lambda: not _spool_files(spool), "the killed server's spool file replayed")
+                    assert _rows_per_trace(url) == dict.fromkeys(traces, 1)
+                finally:
+                    stop(second)
+
+                # The same file back, as if a replay were killed after writing, before removing it:
+                # the next start skips every row already there.
+                file.write_bytes(left)
+                port, third, log = _start(tmp_path, env)
+                logs.append(log)
+                try:
+                    _wait_for(lambda: not _spool_files(spool), "the file written again replayed")
+                    assert _rows_per_trace(url) == dict.fromkeys(traces, 1)
+                    assert _data(port, CALL_LOG)["toolCalls"]["totalCount"] == len(traces)
+                finally:
+                    stop(third)
+                for log in logs:
+                    assert "Traceback" not in log.read_text(errors="replace"), log.read_text(errors="replace")[-4000:]

@@ -17,6 +17,7 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -47,6 +48,7 @@ from app.gateway.executors.base import Executor, Invocation
 from app.gateway.models import IdempotencyRecord
 from app.gateway.quotas import QuotaGuard
 from app.gateway.redaction import SecretScrubber, json_safe
+from app.gateway.spool import DiskSpool, replay_orphans
 from app.ids import new_id
 from app.jsonschemas import UnsafeSchemaError, ValidationTooCostlyError, checked, compiled_validator
 from app.principal import Principal
@@ -72,6 +74,8 @@ SPOOL_RETRY_FIRST_S = 0.1
 SPOOL_RETRY_MAX_S = 2.0
 #: How long a shutting-down process waits for the database to take its kept rows.
 SPOOL_CLOSE_TIMEOUT_S = 5.0
+#: How often a running process looks for spool files of processes that are gone (a folder listing).
+SPOOL_SWEEP_S = 30.0
 # Longest tool id and idempotency key the call log stores (a longer one is logged cut: logged_id).
 MAX_IDENTIFIER_LENGTH = LOGGED_ID_CHARS
 # How a call arrived (ToolCall.origin).
@@ -161,6 +165,7 @@ class ToolGateway:
         call_log_max_bytes: int = DEFAULT_MAX_BYTES,
         catalog_ttl_s: float = DEFAULT_TTL_S,
         metric_tool_label: Callable[[str], str] = metrics.tool_ids_as_labels,
+        disk_spool: DiskSpool | None = None,
     ) -> None:
         self.session_factory = session_factory
         self.metric_tool_label = metric_tool_label
@@ -175,6 +180,10 @@ class ToolGateway:
         # Rows of calls answered while the database was away, written when it answers again.
         self._spooled: deque[tuple[dict[str, Any], bool]] = deque()
         self._spooler: asyncio.Task[None] | None = None
+        # ... and on disk too, so that a process killed before the database is back loses none
+        # of them: the next process on the same spool folder writes them (app.gateway.spool).
+        self.disk_spool = disk_spool
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def execute(
         self,
@@ -608,7 +617,7 @@ class ToolGateway:
             except Exception as error:
                 if is_database_unavailable(error):
                     # Not the row's fault: it is written as soon as the database answers again.
-                    self._spool(row, replace=replace, reason=_describe(error))
+                    await self._spool(row, replace=replace, reason=_describe(error))
                     return row
                 problem = error
                 logger.warning("call-log row refused (attempt %d): %s", attempt, _describe(error), extra=where)
@@ -626,7 +635,7 @@ class ToolGateway:
             logger.error("call-log row written without its arguments and result", extra=where)
         return reduced
 
-    def _spool(self, row: dict[str, Any], *, replace: bool, reason: str) -> None:
+    async def _spool(self, row: dict[str, Any], *, replace: bool, reason: str) -> None:
         where = {"call_id": row["id"], "trace_id": row["trace_id"], "tool_id": row["tool_id"]}
         if len(self._spooled) >= SPOOL_LIMIT:
             logger.critical(
@@ -638,8 +647,33 @@ class ToolGateway:
             return
         logger.warning("call-log row kept until the database answers: %s", reason, extra=where)
         self._spooled.append((row, replace))
+        try:
+            stored = self._store_spooled(row, replace)
+        except Exception as error:  # the spool closed (shutting down): the memory still holds it
+            logger.critical("call-log row kept in memory only: %s", _describe(error), extra=where)
+            stored = None
         if self._spooler is None or self._spooler.done():
             self._spooler = asyncio.get_running_loop().create_task(self._write_spooled(), name="call-log-spool")
+        if stored is not None:
+            try:
+                # The call is answered once its row is on disk (fsync'ed): a kill now loses nothing.
+                await asyncio.wrap_future(stored)
+            except Exception as error:
+                logger.critical(
+                    "call-log row kept in memory only (the spool file could not be written): %s",
+                    _describe(error),
+                    extra=where,
+                )
+
+    def _store_spooled(self, row: dict[str, Any], replace: bool) -> Future[None] | None:
+        """Hand the row to the disk spool (on its thread, in order); the file holds at most
+        SPOOL_LIMIT rows: past it, it is rewritten with the rows still waiting."""
+        disk = self.disk_spool
+        if disk is None:
+            return None
+        if disk.rows >= SPOOL_LIMIT:
+            return disk.rewrite(list(self._spooled))
+        return disk.append(row, replace)
 
     async def _write_spooled(self) -> None:
         """The rows of calls answered while the database was away, in order, once it answers."""
@@ -664,18 +698,60 @@ class ToolGateway:
             self._spooled.popleft()
             written += 1
             delay = SPOOL_RETRY_FIRST_S
+        if self.disk_spool is not None:
+            # Every row handed to the file before now is written: it goes. (Its thread runs this
+            # after them, and a row handed over later goes into a new file.)
+            self.disk_spool.remove()
         logger.warning("the database answers again: %d kept call-log rows written", written)
 
+    async def replay_spool(self) -> int:
+        """Write the rows of spool files left by processes that are gone (none of a live one)."""
+        disk = self.disk_spool
+        if disk is None:
+            return 0
+        return await replay_orphans(disk.folder, disk.identity, self.session_factory, own=disk.path)
+
+    def start(self, sweep_every_s: float = SPOOL_SWEEP_S) -> None:
+        """Replay what processes that are gone left in the spool folder, now and every ``sweep_every_s``."""
+        if self.disk_spool is not None and self._sweeper is None:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep(sweep_every_s), name="call-log-sweep")
+
+    async def _sweep(self, every_s: float) -> None:
+        while True:
+            try:
+                await self.replay_spool()
+            except Exception as error:
+                # The database away, a file that cannot be read now: the next sweep tries again.
+                logger.warning("call-log spool files not replayed yet: %s", _describe(error))
+            await asyncio.sleep(every_s)
+
     async def close(self) -> None:
-        """Write the rows kept during an outage, if the database answers in time; say what is lost."""
-        if self._spooler is None or self._spooler.done():
-            return
+        """Write the rows kept during an outage, if the database answers in time; say what is left."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
         try:
-            async with asyncio.timeout(SPOOL_CLOSE_TIMEOUT_S):
-                await asyncio.shield(self._spooler)
-        except TimeoutError:
-            self._spooler.cancel()
-            logger.critical("call-log rows LOST at shutdown: %d kept while the database was away", len(self._spooled))
+            if self._spooler is None or self._spooler.done():
+                return
+            try:
+                async with asyncio.timeout(SPOOL_CLOSE_TIMEOUT_S):
+                    await asyncio.shield(self._spooler)
+            except TimeoutError:
+                self._spooler.cancel()
+                if self.disk_spool is not None and self.disk_spool.path is not None:
+                    logger.critical(
+                        "call-log rows not written at shutdown: %d kept while the database was away are in %s; "
+                        "the next process on this spool folder writes them",
+                        len(self._spooled),
+                        self.disk_spool.path,
+                    )
+                else:
+                    logger.critical(
+                        "call-log rows LOST at shutdown: %d kept while the database was away", len(self._spooled)
+                    )
+        finally:
+            if self.disk_spool is not None:
+                await asyncio.to_thread(self.disk_spool.close)
 
 
 def _describe(error: BaseException | None) -> str:
