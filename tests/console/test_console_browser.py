@@ -284,12 +284,11 @@ class TestKnowledge:
 
 
 class TestKnowledgeBaseOutage:
-    async def test_both_loads_failing_show_one_message_and_one_try_again_that_loads_both(
+    async def test_the_base_and_the_spaces_failing_show_one_message_and_one_try_again_that_loads_both(
         self, visit: Visit, quiver: Quiver
     ) -> None:
-        """A base's page loads two things (the bases, for the base's name, space and the search
-        playground; the base's documents); its one Try again reloaded only the documents, so the
-        base stayed unloaded behind the bases' error."""
+        """A base's page loads the base (name, space, documents: one query) and, for an admin's search
+        playground, the spaces; both failing are said once, and one Try again loads both."""
         space = await quiver.create_space(unique("kb_down").replace("-", "_"))
         created = (
             await quiver.graphql(
@@ -310,7 +309,7 @@ class TestKnowledgeBaseOutage:
 
         page = visit.page
         await visit.sign_in(ADMIN_TOKEN)
-        loads = {"KnowledgeBases", "KnowledgeBaseDocuments"}
+        loads = {"KnowledgeBaseDetail", "SpaceOptions"}
         down = True
         refused: list[str] = []
         answered: list[str] = []
@@ -347,9 +346,131 @@ class TestKnowledgeBaseOutage:
         await page.get_by_role("button", name="Try again").click()
         await expect(page.get_by_role("heading", level=1)).to_have_text("Knowledge base Manuals")
         await expect(page.get_by_role("table", name=re.compile("^Documents"))).to_contain_text("Pump manual")
-        await expect(page.get_by_role("search", name="Search knowledge")).to_be_visible()
+        search = page.get_by_role("search", name="Search knowledge")
+        await expect(search).to_be_visible()
+        await expect(search.get_by_label("Space").locator(f"option[value='{space}']")).to_have_count(1)
         await expect(alert).to_have_count(0)
         assert sorted(answered) == sorted(loads), answered
+
+
+class TestKnowledgeBaseDetail:
+    async def test_a_base_past_the_first_hundred_shows_its_name_documents_and_search(
+        self, visit: Visit, quiver: Quiver
+    ) -> None:
+        """The page read its base out of the first 100 bases: one further on had no name, no upload
+        and no search playground (and no error). It reads the base by id now."""
+        space = await quiver.create_space(unique("kb_many").replace("-", "_"))
+        created: list[dict[str, str]] = []
+        # 5 requests of 25 bases (25 aliases a request: under the 30 the API allows).
+        for batch in range(5):
+            fields = " ".join(
+                f'k{i}: createKnowledgeBase(input: {{spaceId: "{space}", name: "many_{batch}_{i}", '
+                f'label: "Many {batch}-{i}"}}) {{ knowledgeBase {{ id label }} userErrors {{ message }} }}'
+                for i in range(25)
+            )
+            data = await quiver.graphql(f"mutation M {{ {fields} }}")
+            for i in range(25):
+                payload = data[f"k{i}"]
+                assert payload["userErrors"] == [], payload
+                created.append(payload["knowledgeBase"])
+        first_hundred = await quiver.graphql("{ knowledgeBases(first: 100) { edges { node { id } } } }")
+        listed = {edge["node"]["id"] for edge in first_hundred["knowledgeBases"]["edges"]}
+        beyond = [item for item in created if item["id"] not in listed]
+        assert beyond, "every base created is among the first 100"
+        base = beyond[-1]
+        added = (
+            await quiver.graphql(
+                "mutation D($input: AddDocumentInput!) { addDocument(input: $input) { userErrors { message } } }",
+                {"input": {"knowledgeBaseId": base["id"], "title": "Valve manual", "text": "Close the valve slowly."}},
+            )
+        )["addDocument"]
+        assert added["userErrors"] == [], added
+
+        page = visit.page
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.open(f"/console/knowledge/{base['id']}")
+        await expect(page.get_by_role("heading", level=1)).to_have_text(f"Knowledge base {base['label']}")
+        await expect(page.locator("dl.facts")).to_contain_text(
+            base["label"].replace("Many ", "many_").replace("-", "_")
+        )
+        await expect(page.get_by_role("table", name=re.compile("^Documents"))).to_contain_text("Valve manual")
+        await expect(page.get_by_label("Files (.md, .txt, .html)")).to_be_visible()
+        search = page.get_by_role("search", name="Search knowledge")
+        await search.get_by_label("Space").select_option(space)
+        await search.get_by_label("Query").fill("valve")
+        await search.get_by_role("button", name="Search").click()
+        hits = page.get_by_role("list", name="Search results")
+        await expect(hits.get_by_role("listitem").first).to_contain_text("Valve manual")
+        await expect(page.get_by_role("alert")).to_have_count(0)
+
+    async def test_an_unknown_base_says_not_found(self, visit: Visit) -> None:
+        page = visit.page
+        await visit.sign_in(ADMIN_TOKEN)
+        await visit.open("/console/knowledge/kb_doesnotexist")
+        await expect(page.get_by_role("heading", level=1)).to_have_text("Knowledge base not found")
+        await expect(page.get_by_role("main")).to_contain_text(
+            "No knowledge base kb_doesnotexist is visible to this key."
+        )
+        await expect(page.get_by_role("link", name="Back to Knowledge")).to_be_visible()
+        await visit.screenshot("not-found")
+
+
+class TestSpaceOptionsOutage:
+    @staticmethod
+    async def spaces_down(visit: Visit) -> dict[str, bool]:
+        """The spaces query answered 503 while state["down"]."""
+        state = {"down": True}
+
+        async def gateway(route: Any) -> None:
+            query = str((route.request.post_data_json or {}).get("query", ""))
+            if state["down"] and re.search(r"\bquery SpaceOptions\b", query):
+                await route.fulfill(status=503, content_type="text/plain", body="503 Service Unavailable")
+            else:
+                await route.continue_()
+
+        await visit.page.route(re.compile(r"/graphql$"), gateway)
+        return state
+
+    async def test_the_tools_list_says_the_spaces_failed_and_try_again_fills_the_space_filter(
+        self, visit: Visit, quiver: Quiver
+    ) -> None:
+        """The Space filter stayed empty with no word of why when the spaces could not be loaded."""
+        space = await quiver.create_space(unique("tools_sp").replace("-", "_"))
+        page = visit.page
+        await visit.sign_in(ADMIN_TOKEN)
+        state = await self.spaces_down(visit)
+        await visit.open("/console/tools")
+        alert = page.get_by_role("alert")
+        await expect(alert.locator("p")).to_have_text("The server answered 503.")
+        filter_ = page.get_by_role("search", name="Filter tools").get_by_label("Space")
+        await expect(filter_.locator("option")).to_have_count(1)
+        await expect(page.get_by_role("table").first).to_be_visible()
+
+        state["down"] = False
+        await page.get_by_role("button", name="Try again").click()
+        await expect(filter_.locator(f"option[value='{space}']")).to_have_count(1)
+        await expect(alert).to_have_count(0)
+
+    async def test_the_create_form_says_so_next_to_the_space_dropdown_and_try_again_fills_it(
+        self, visit: Visit, quiver: Quiver
+    ) -> None:
+        space = await quiver.create_space(unique("kbnew_sp").replace("-", "_"))
+        page = visit.page
+        await visit.sign_in(ADMIN_TOKEN)
+        state = await self.spaces_down(visit)
+        await visit.open("/console/knowledge/new")
+        alert = page.get_by_role("alert")
+        await expect(alert.locator("p")).to_have_text("The spaces could not be loaded: The server answered 503.")
+        dropdown = page.get_by_label("Space")
+        await expect(dropdown.locator("option")).to_have_count(0)
+        await visit.screenshot("spaces-down")
+
+        state["down"] = False
+        await alert.get_by_role("button", name="Try again").click()
+        await expect(dropdown.locator(f"option[value='{space}']")).to_have_count(1)
+        await expect(alert).to_have_count(0)
+        # Try again does not submit the form around it.
+        await expect(page.get_by_role("heading", level=1)).to_have_text("Create knowledge base")
 
 
 class TestAgents:

@@ -41,7 +41,7 @@ import {
   useMutation,
   when,
 } from "../ui";
-import { spaceChoices, useSpaceOptions } from "./tools";
+import { SpaceOptionsError, spaceChoices, useSpaceOptions } from "./tools";
 
 const PAGE_SIZE = 50;
 
@@ -263,6 +263,7 @@ function AgentForm({ agent, onSaved, onCancel }: { agent: Agent | null; onSaved?
           options={spaceChoices(spaces.data)}
         />
       )}
+      {!agent && can.admin && <SpaceOptionsError spaces={spaces} />}
       <TextField label="Name" name="name" value={name} onInput={setName} errors={mutation.errors} />
       <TextField label="Model" name="model" value={model} onInput={setModel} errors={mutation.errors} hint="The model name sent to the OpenAI-compatible endpoint." />
       <TextAreaField label="System prompt" name="systemPrompt" value={systemPrompt} onInput={setSystemPrompt} errors={mutation.errors} rows={6} />

@@ -24,7 +24,7 @@ import {
   useMutation,
   when,
 } from "../ui";
-import { spaceChoices, useSpaceOptions } from "./tools";
+import { SpaceOptionsError, spaceChoices, useSpaceOptions } from "./tools";
 
 const PAGE_SIZE = 50;
 type Key = ApiKeysQuery["apiKeys"]["edges"][number]["node"];
@@ -223,6 +223,7 @@ function CreateKey({ onDone }: { onDone: (created: { id: string; secret: string 
           options={spaceChoices(spaces.data)}
         />
       )}
+      {can.admin && role !== "ADMIN" && <SpaceOptionsError spaces={spaces} />}
       <TextField label="Label" name="label" value={label} onInput={setLabel} errors={mutation.errors} hint="A note to recognise the key by." />
       <TextField label="Expires" name="expiresAt" value={expiresAt} onInput={setExpiresAt} errors={mutation.errors} type="datetime-local" hint="Your local time; empty: never." />
     </EditForm>

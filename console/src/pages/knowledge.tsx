@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import {
   AddDocumentDocument,
   CreateKnowledgeBaseDocument,
-  KnowledgeBaseDocumentsDocument,
+  KnowledgeBaseDetailDocument,
   KnowledgeBasesDocument,
   SearchKnowledgeDocument,
   type SearchKnowledgeQuery,
@@ -14,8 +14,8 @@ import { useSession } from "../session";
 import {
   CheckboxGroup,
   EditForm,
-  LoadError,
   LoadErrors,
+  type Loaded,
   messageOf,
   Notice,
   PageHeader,
@@ -28,7 +28,7 @@ import {
   useMutation,
   when,
 } from "../ui";
-import { spaceChoices, useSpaceOptions } from "./tools";
+import { SpaceOptionsError, spaceChoices, useSpaceOptions } from "./tools";
 
 const PAGE_SIZE = 50;
 const TEXT_SUFFIXES = [".md", ".markdown", ".txt", ".html", ".htm"];
@@ -40,9 +40,11 @@ export function KnowledgePage({ sub }: { sub: string }) {
 }
 
 function KnowledgeHome() {
-  const { api, can } = useSession();
+  const { api, can, viewer } = useSession();
   const pages = useCursorPages("kbs");
   const bases = useLoad(() => api.request(KnowledgeBasesDocument, { first: PAGE_SIZE, after: pages.after }), [pages.after]);
+  // The search playground's Space dropdown (keys without a space): its load fails with the page's.
+  const spaces = useSpaceOptions();
   const connection = bases.data?.knowledgeBases;
   return (
     <>
@@ -53,7 +55,7 @@ function KnowledgeHome() {
           </Link>
         )}
       </PageHeader>
-      <LoadError error={bases.error} retry={bases.reload} />
+      <LoadErrors loads={viewer.space ? [bases] : [bases, spaces]} />
       {connection && (
         <>
           <table>
@@ -85,7 +87,7 @@ function KnowledgeHome() {
           </table>
           {connection.edges.length === 0 && <p class="empty">No knowledge base yet.</p>}
           <Pager label="Knowledge bases" pages={pages} pageSize={PAGE_SIZE} connection={connection} />
-          <SearchPlayground bases={connection.edges.map(({ node }) => ({ id: node.id, label: node.label, spaceId: node.space.id }))} />
+          <SearchPlayground spaces={spaces} bases={connection.edges.map(({ node }) => ({ id: node.id, label: node.label, spaceId: node.space.id }))} />
         </>
       )}
     </>
@@ -127,6 +129,7 @@ function CreateKnowledgeBase() {
             options={spaceChoices(spaces.data)}
           />
         )}
+        {can.admin && <SpaceOptionsError spaces={spaces} />}
         <TextField label="Name" name="name" value={name} onInput={setName} errors={mutation.errors} hint="Unique in the space: ^[a-zA-Z0-9_-]{1,64}$." />
         <TextField label="Label" name="label" value={label} onInput={setLabel} errors={mutation.errors} />
         <TextAreaField label="Description" name="description" value={description} onInput={setDescription} errors={mutation.errors} rows={2} />
@@ -136,12 +139,24 @@ function CreateKnowledgeBase() {
 }
 
 function KnowledgeBaseDetail({ id }: { id: string }) {
-  const { api, can } = useSession();
-  const documents = useLoad(() => api.request(KnowledgeBaseDocumentsDocument, { id }), [id]);
-  const bases = useLoad(() => api.request(KnowledgeBasesDocument, { first: 100, after: null }), []);
-  const base = bases.data?.knowledgeBases.edges.map(({ node }) => node).find((node) => node.id === id);
-  const node = documents.data?.node;
-  const list = node && "documents" in node ? node.documents : null;
+  const { api, can, viewer } = useSession();
+  // The base itself, by id, with its documents: one load, whichever page of the bases it is on.
+  const detail = useLoad(() => api.request(KnowledgeBaseDetailDocument, { id }), [id]);
+  // The search playground's Space dropdown (keys without a space): its load fails with the page's.
+  const spaces = useSpaceOptions();
+  const node = detail.data?.node;
+  const base = node?.__typename === "KnowledgeBase" ? node : null;
+  if (detail.data && !base) {
+    return (
+      <>
+        <PageHeader title="Knowledge base not found" />
+        <p>
+          No knowledge base <code>{id}</code> is visible to this key. <Link to="/knowledge">Back to Knowledge</Link>
+        </p>
+      </>
+    );
+  }
+  const list = base?.documents ?? null;
   return (
     <>
       <PageHeader title={base ? `Knowledge base ${base.label}` : "Knowledge base"}>
@@ -149,7 +164,7 @@ function KnowledgeBaseDetail({ id }: { id: string }) {
           All knowledge bases
         </Link>
       </PageHeader>
-      <LoadErrors loads={[bases, documents]} />
+      <LoadErrors loads={viewer.space ? [detail] : [detail, spaces]} />
       {base && (
         <dl class="facts">
           <dt>Name</dt>
@@ -162,7 +177,7 @@ function KnowledgeBaseDetail({ id }: { id: string }) {
           <dd>{base.description ?? "—"}</dd>
         </dl>
       )}
-      {base && can.manage(base.space.id) && <Upload knowledgeBaseId={id} onAdded={documents.reload} />}
+      {base && can.manage(base.space.id) && <Upload knowledgeBaseId={id} onAdded={detail.reload} />}
       {list && (
         <table>
           <caption>Documents ({list.totalCount})</caption>
@@ -186,7 +201,7 @@ function KnowledgeBaseDetail({ id }: { id: string }) {
           </tbody>
         </table>
       )}
-      {base && <SearchPlayground bases={[{ id: base.id, label: base.label, spaceId: base.space.id }]} />}
+      {base && <SearchPlayground spaces={spaces} bases={[{ id: base.id, label: base.label, spaceId: base.space.id }]} />}
     </>
   );
 }
@@ -262,9 +277,15 @@ function Upload({ knowledgeBaseId, onAdded }: { knowledgeBaseId: string; onAdded
 
 type Hit = SearchKnowledgeQuery["searchKnowledge"][number];
 
-function SearchPlayground({ bases }: { bases: { id: string; label: string; spaceId: string }[] }) {
+function SearchPlayground({
+  bases,
+  spaces,
+}: {
+  bases: { id: string; label: string; spaceId: string }[];
+  /** The page's load of the spaces: a failure is said in the page's LoadErrors. */
+  spaces: Loaded<readonly { id: string; label: string }[]>;
+}) {
   const { api, viewer } = useSession();
-  const spaces = useSpaceOptions();
   const [spaceId, setSpaceId] = useState(viewer.space?.id ?? bases[0]?.spaceId ?? "");
   const [query, setQuery] = useState("");
   const [topK, setTopK] = useState("5");

@@ -28,7 +28,7 @@ import {
   TextField,
   when,
 } from "../ui";
-import { spaceChoices, useSpaceOptions } from "./tools";
+import { SpaceOptionsError, spaceChoices, useSpaceOptions } from "./tools";
 
 // Kept in the table: enough to read a burst, bounded so a busy gateway cannot grow the page forever.
 const MAX_ROWS = 500;
@@ -285,6 +285,7 @@ export function LiveCallsPage() {
           options={[["", "Any status"], ["SUCCESS", "Success"], ["FAILED", "Failed"]]}
         />
       </form>
+      <SpaceOptionsError spaces={spaces} />
       <table class="live">
         <caption class="sr-only">Live tool calls, newest first</caption>
         <thead>

@@ -32,7 +32,7 @@ import {
   useMutation,
   when,
 } from "../ui";
-import { useSpaceOptions } from "./tools";
+import { SpaceOptionsError, useSpaceOptions } from "./tools";
 
 const PAGE_SIZE = 20;
 /** The page size of mcp.graphql's McpServerTools. */
@@ -286,6 +286,7 @@ function RegisterServer({ onDone }: { onDone: (created: boolean) => void }) {
         onChange={setSpaceIds}
         errors={mutation.errors}
       />
+      <SpaceOptionsError spaces={spaces} />
     </EditForm>
   );
 }

@@ -39,7 +39,7 @@ import {
   useMutation,
   when,
 } from "../ui";
-import { spaceChoices, useSpaceOptions } from "./tools";
+import { SpaceOptionsError, spaceChoices, useSpaceOptions } from "./tools";
 
 const PAGE_SIZE = 50;
 
@@ -132,7 +132,12 @@ function SpaceChoice({ value, onChange, allowGlobal, errors }: { value: string; 
     ...(allowGlobal ? [["", "Global (every space)"] as const] : []),
     ...spaceChoices(spaces.data),
   ];
-  return <SelectField label="Space" name="spaceId" value={value} onChange={onChange} options={options} errors={errors} />;
+  return (
+    <>
+      <SelectField label="Space" name="spaceId" value={value} onChange={onChange} options={options} errors={errors} />
+      <SpaceOptionsError spaces={spaces} />
+    </>
+  );
 }
 
 function CreateSkill() {
@@ -571,6 +576,7 @@ function MatchPlayground() {
       <h2 id="match-title">Match playground</h2>
       <form class="card form" onSubmit={submit} role="search" aria-label="Match skills">
         {!viewer.space && <SelectField label="Space" name="spaceId" value={spaceId} onChange={setSpaceId} options={choices} />}
+        {!viewer.space && <SpaceOptionsError spaces={spaces} />}
         <Field label="Request" name="query">
           {(props) => <input {...props} value={query} onInput={(event) => setQuery(event.currentTarget.value)} />}
         </Field>

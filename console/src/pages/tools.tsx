@@ -32,6 +32,8 @@ import {
   FormErrors,
   JsonBlock,
   LoadError,
+  LoadErrors,
+  type Loaded,
   messageOf,
   ms,
   Notice,
@@ -69,6 +71,13 @@ export function spaceChoices(spaces: readonly { id: string; label: string }[] | 
 export function useSpaceOptions() {
   const { api } = useSession();
   return useLoad(async () => (await api.request(SpaceOptionsDocument, {})).spaces.edges.map(({ node }) => node), []);
+}
+
+/** Said next to a Space dropdown (or space checkboxes) whose spaces could not be loaded, with a Try
+ *  again that loads them: an empty dropdown alone does not say why it is empty. Pages whose own load
+ *  is shown beside the dropdown put the spaces in their LoadErrors instead (one message). */
+export function SpaceOptionsError({ spaces }: { spaces: Loaded<unknown> }) {
+  return <LoadError error={spaces.error && `The spaces could not be loaded: ${spaces.error}`} retry={spaces.reload} />;
 }
 
 function useDebounced<T>(value: T, delayMs: number): T {
@@ -164,7 +173,7 @@ function ToolList() {
           options={[["", "Global and bound"], ["global", "Global only"], ["bound", "Bound only"]]}
         />
       </form>
-      <LoadError error={tools.error} retry={tools.reload} />
+      <LoadErrors loads={[spaces, tools]} />
       {connection && (
         <div aria-busy={tools.loading}>
           <table class="tools">
@@ -453,6 +462,7 @@ function Bindings({ tool, onChanged }: { tool: ToolDetail; onChanged: () => void
             onChange={setSelected}
             errors={mutation.errors}
           />
+          <SpaceOptionsError spaces={spaces} />
           <FormErrors errors={mutation.errors} fields={["spaceIds"]} />
           <div class="buttons">
             <button type="submit" disabled={mutation.busy}>
@@ -501,6 +511,7 @@ function TryTool({ tool }: { tool: ToolDetail }) {
       <h2 id="tool-try">Try it</h2>
       <form class="card form" onSubmit={submit}>
         {can.admin && <SelectField label="Call in space" name="spaceId" value={spaceId} onChange={setSpaceId} options={choices} />}
+        {can.admin && <SpaceOptionsError spaces={spaces} />}
         <Field label="Arguments (JSON)" name="arguments" errors={problem ? [{ field: ["arguments"], code: "JSON", message: problem }] : []}>
           {(props) => (
             <textarea {...props} class="mono" rows={4} value={argumentsText} onInput={(event) => setArgumentsText(event.currentTarget.value)} />
@@ -721,6 +732,7 @@ function ToolForm({ tool }: { tool: ToolDetail | null }) {
             errors={errors}
           />
         )}
+        {isNew && can.admin && <SpaceOptionsError spaces={spaces} />}
       </EditForm>
     </>
   );
