@@ -22,13 +22,39 @@ _NINETEEN_DIGITS = b"0" * 19
 _OPTIONS = orjson.OPT_NON_STR_KEYS
 
 
+class Raw:
+    """JSON text written already (by the database: schema.tools.rendering), written into an
+    answer as it is by :func:`dumps_bytes`."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Raw({self.text!r})"
+
+
+def _orjson_default(value: Any) -> Any:
+    if type(value) is Raw:
+        return orjson.Fragment(value.text)
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def _standard_default(value: Any) -> Any:
+    if type(value) is Raw:
+        return loads(value.text)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def dumps_bytes(value: Any) -> bytes:
-    """Compact UTF-8 JSON (non-ASCII kept as is); ``default=str`` is not applied: unknown types raise."""
+    """Compact UTF-8 JSON (non-ASCII kept as is); ``default=str`` is not applied: unknown types
+    raise. A :class:`Raw` is written as the JSON it holds."""
     try:
-        return orjson.dumps(value, option=_OPTIONS)
+        return orjson.dumps(value, default=_orjson_default, option=_OPTIONS)
     except TypeError:
         # Beyond 64-bit integers, and anything else orjson will not take: the standard library decides.
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_standard_default).encode()
 
 
 def dumps(value: Any) -> str:

@@ -376,6 +376,9 @@ class GraphQLPost(StrawberryASGI[Context, None]):
         context.request = request
         if isinstance(response, Response):
             context.response = response
+        # Its answers are written by orjson (encode_json): parts the database wrote as JSON may be
+        # passed through as they are (schema.tools.rendering).
+        context.writes_fragments = True
         return context
 
     def decode_json(self, data: str | bytes) -> object:

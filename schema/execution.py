@@ -55,6 +55,8 @@ from strawberry.types.base import StrawberryObjectDefinition
 from strawberry.types.cast import TYPE_CAST_ATTRIBUTE
 from strawberry.types.field import StrawberryField
 
+from app.jsoncodec import Raw
+
 #: Strawberry's back-reference from a graphql-core field to its StrawberryField.
 DEFINITION_KEY = "strawberry-definition"
 
@@ -536,6 +538,8 @@ def _object_completer(shape: _ObjectShape, complete_fields: Compiled) -> Callabl
     origin = shape.origin
 
     def complete_object(value: Any) -> Any:
+        if type(value) is Raw:
+            return value  # written by the database already (schema.tools.rendering)
         if (
             is_type_of is not None
             and (type(value) is not origin or TYPE_CAST_ATTRIBUTE in value.__dict__)
@@ -591,6 +595,9 @@ def _is_directive_free(operation: Any, fragments: dict[str, Any]) -> bool:
 
 
 class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
+    #: Objects given as JSON already (``app.jsoncodec.Raw``, schema.tools.rendering) are passed through.
+    passes_raw_json = True
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # id(grouped field set) → (the set, kept alive so the id stays its own; one step per field)
@@ -685,6 +692,21 @@ class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
             fields.append((response_name, kind, step.python_name, _object_completer(shape, complete_sub), None))
         return _fields_completer(tuple(fields))
 
+    def complete_value(
+        self,
+        return_type: Any,
+        field_details_list: Any,
+        info: Any,
+        path: Path,
+        result: Any,
+        position_context: Any,
+    ) -> Any:
+        if type(result) is Raw:
+            # An object the database wrote as JSON (schema.tools.rendering), passed through as it is:
+            # made only for answers that orjson writes (app.main.GraphQLPost).
+            return result
+        return super().complete_value(return_type, field_details_list, info, path, result, position_context)
+
     def execute_fields(
         self,
         parent_type: GraphQLObjectType,
@@ -776,6 +798,8 @@ class FastExecutionContext(StrawberryGraphQLCoreExecutionContext):
         path handles them, at this field or at a list item."""
         if value is None:
             return None if shape.is_nullable else _SLOW
+        if type(value) is Raw and not shape.is_list:
+            return value  # written by the database already (schema.tools.rendering)
         is_type_of = shape.is_type_of
         if shape.is_list:
             if type(value) is not list and type(value) is not tuple:

@@ -95,6 +95,15 @@ def session_factory(app_and_services: Any) -> async_sessionmaker[AsyncSession]:
 
 
 @pytest.fixture(autouse=True)
+def fresh_statement_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test may make its share of new rendered listing statements (app.tools.repository):
+    what earlier tests made does not decide which path a test's listing takes."""
+    from app.tools import repository
+
+    monkeypatch.setattr(repository, "NEW_RENDERED_STATEMENTS", repository.StatementBudget(30))
+
+
+@pytest.fixture(autouse=True)
 async def clean_database(request: pytest.FixtureRequest) -> AsyncIterator[None]:
     """Every test starts from a migrated database holding only the system space and builtins."""
     if "session_factory" not in request.fixturenames:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import operator
+import time
 from collections import defaultdict, namedtuple
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, cast
@@ -26,6 +27,7 @@ from sqlalchemy import (
     type_coerce,
 )
 from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.sql.elements import ColumnElement
@@ -290,9 +292,6 @@ def _page_statement(shape: _PageShape, tool_filter: ToolFilter | None) -> Select
         if cached is not None:
             return cached
     tool = _TOOL_TABLE
-    visibility = tool_visible_somewhere(
-        None if shape.everywhere else _SPACE_ID, include_inactive=shape.include_inactive
-    )
     links = _link_subqueries(shape)
     text, numbers = _json_text(shape, links if shape.dialect == "sqlite" else ())
     columns = [*_PLAIN_COLUMNS, *(_raw(tool[name], name) for name in _TIME_NAMES), _raw(text, "json_values")]
@@ -300,16 +299,27 @@ def _page_statement(shape: _PageShape, tool_filter: ToolFilter | None) -> Select
         columns.append(_raw(numbers, "stored_numbers"))
     else:
         columns.extend(_raw(subquery, f"link_{index}") for index, subquery in enumerate(links))
+    statement = _visible_page(shape, tool_filter, columns)
+    if tool_filter is None:
+        _PAGE_STATEMENTS[shape] = statement
+    return statement
+
+
+def _visible_page(shape: _PageShape, tool_filter: ToolFilter | None, columns: Sequence[Any]) -> Select[Any]:
+    """``columns`` of a page of the tools visible in the bound ``space_id`` (every tool for
+    ``shape.everywhere``), filtered, after the bound ``after``, in id order, ``limit`` rows; the
+    whole count last when ``shape.with_total``."""
+    tool = _TOOL_TABLE
+    visibility = tool_visible_somewhere(
+        None if shape.everywhere else _SPACE_ID, include_inactive=shape.include_inactive
+    )
     statement = _filtered(select(*columns).where(visibility), tool_filter)
     if shape.with_total:
         counted = _filtered(select(tool.tool_id).where(visibility), tool_filter)
         statement = statement.add_columns(select(func.count()).select_from(counted.subquery()).scalar_subquery())
     if shape.after:
         statement = statement.where(tool.tool_id > _AFTER)
-    statement = statement.order_by(tool.tool_id).limit(_LIMIT)
-    if tool_filter is None:
-        _PAGE_STATEMENTS[shape] = statement
-    return statement
+    return statement.order_by(tool.tool_id).limit(_LIMIT)
 
 
 async def list_tool_page(
@@ -373,6 +383,167 @@ async def list_tool_page(
         Page(items=records, has_next_page=len(fetched) > page.first, has_previous_page=page.after is not None),
         total,
         links,
+    )
+
+
+@dataclass(frozen=True)
+class RenderedNodes:
+    """How SQLite writes a page's nodes as JSON (``schema.tools.rendering``): ``build`` gives the
+    node's JSON text and whether the row can be written so; ``key`` names what the SQL depends on
+    (statements are kept by it), ``parameters`` its bound values."""
+
+    key: Hashable
+    build: Callable[[], tuple[ColumnElement[Any], ColumnElement[Any]]]
+    parameters: dict[str, Any]
+
+
+@dataclass
+class RenderedPage:
+    """A page whose nodes the database wrote: each tool's id and JSON text, the whole count."""
+
+    rows: Page[str]
+    nodes: list[str]
+    total: int | None
+
+
+#: Statements of :func:`list_rendered_tool_page`, by shape and selection: a client's few
+#: documents make a few entries (bounded all the same: a client asks a few shapes of a listing).
+_RENDERED_STATEMENTS: dict[tuple[_PageShape, Hashable], tuple[Select[Any], _DriverSql | None]] = {}
+_MAX_RENDERED_STATEMENTS = 32  # about 350 KB each (the statement and its SQL)
+
+
+class StatementBudget:
+    """At most ``per_minute`` new statements made (a token bucket: the whole minute's share may be
+    spent at once, then it comes back evenly)."""
+
+    def __init__(self, per_minute: int) -> None:
+        self.per_minute = per_minute
+        self._tokens = float(per_minute)
+        self._stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(float(self.per_minute), self._tokens + (now - self._stamp) * self.per_minute / 60)
+        self._stamp = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
+NEW_RENDERED_STATEMENTS = StatementBudget(30)
+_SQLITE_JSON_REFUSALS = ("malformed JSON", "JSON cannot hold BLOB values")
+
+
+@dataclass(frozen=True)
+class _DriverSql:
+    """A rendered page's statement as SQLite's driver takes it (compiled once): aiosqlite's
+    ``execute_fetchall`` hands the statement to the driver's thread once, where SQLAlchemy's
+    execution takes four hand-offs (cursor, execute, fetch, close): on a listing of ten pages
+    that was a fifth of its time."""
+
+    text: str
+    names: tuple[str, ...]
+    defaults: dict[str, Any]
+
+    async def rows(self, connection: AsyncConnection, parameters: dict[str, Any]) -> list[Any] | None:
+        """The rows, or None when the driver refused the statement: whatever the reason (JSON
+        written around the API, a database away), the ordinary reading then runs the page again and
+        answers it, or raises its error as SQLAlchemy maps it (``app.db``), as it always did."""
+        raw = await connection.get_raw_connection()
+        values = [parameters[name] if name in parameters else self.defaults[name] for name in self.names]
+        try:
+            return list(await raw.driver_connection.execute_fetchall(self.text, values))  # type: ignore[union-attr]
+        except Exception:
+            return None
+
+
+def _statements_observed(connection: AsyncConnection) -> bool:
+    """Whether something listens to the statements SQLAlchemy runs (tracing, a test counting them):
+    then the page's statement runs through SQLAlchemy too, where they see it."""
+    dispatch = connection.sync_connection.dispatch if connection.sync_connection is not None else None
+    return dispatch is None or bool(dispatch.before_cursor_execute) or bool(dispatch.after_cursor_execute)
+
+
+def _driver_sql(statement: Select[Any], connection: AsyncConnection) -> _DriverSql | None:
+    """The statement compiled for SQLite's driver."""
+    compiled = statement.compile(dialect=connection.dialect)
+    text = str(compiled)
+    if "POSTCOMPILE" in text:  # a list bound at execution: SQLAlchemy's own execution expands it
+        return None
+    return _DriverSql(text, tuple(compiled.positiontup or ()), dict(compiled.params))
+
+
+async def list_rendered_tool_page(
+    session: AsyncSession,
+    space_id: str | None,
+    page: PageRequest,
+    nodes: RenderedNodes,
+    *,
+    include_inactive: bool = False,
+    with_total: bool = False,
+) -> RenderedPage | None:
+    """On SQLite, the page :func:`list_tool_page` reads without a filter (same visibility, order
+    and pages), each tool written as JSON by the statement itself; None when a row of the page
+    cannot be written so, or the statement cannot be made now (the caller then reads the page the
+    ordinary way, which answers its values or its error as before).
+
+    Not on PostgreSQL: there the JSON would be made by the database every replica shares (about
+    20 ms of its CPU a listing of 1,000 tools, for 8 % less wall time: bench/README.md), where the
+    ordinary reading does that work on the replicas, which scale out."""
+    connection = await session.connection()
+    if connection.dialect.name != "sqlite":
+        return None
+    shape = _PageShape(
+        dialect=connection.dialect.name,
+        everywhere=space_id is None,
+        include_inactive=include_inactive,
+        with_total=with_total,
+        after=page.after is not None,
+        bindings=False,
+        spaces=False,
+        server_bindings=False,
+    )
+    key = (shape, nodes.key)
+    kept = _RENDERED_STATEMENTS.get(key)
+    if kept is None:
+        # Making one costs 10-30 ms of CPU (a document's first page): a selection never seen before
+        # is read the ordinary way once the process made its share of new ones this minute, so that
+        # documents made up afresh for every request cost no more than ordinary pages.
+        if not NEW_RENDERED_STATEMENTS.take():
+            return None
+        node, writable = nodes.build()
+        statement = _visible_page(shape, None, [_TOOL_TABLE.tool_id, _raw(writable, "writable"), _raw(node, "node")])
+        kept = (statement, _driver_sql(statement, connection))
+        if len(_RENDERED_STATEMENTS) >= _MAX_RENDERED_STATEMENTS:
+            _RENDERED_STATEMENTS.clear()
+        _RENDERED_STATEMENTS[key] = kept
+    statement, driver_sql = kept
+    parameters = {"space_id": space_id, "after": page.after, "limit": page.first + 1, **nodes.parameters}
+    if driver_sql is not None and not _statements_observed(connection):
+        fetched = await driver_sql.rows(connection, parameters)
+        if fetched is None:
+            return None
+    else:
+        try:
+            fetched = (await connection.execute(statement, parameters)).all()
+        except OperationalError as error:
+            # SQLite's JSON functions refuse a JSON column whose text does not parse, or a BLOB
+            # (written around the API): the ordinary reading answers that row as it always did.
+            if any(refusal in str(error.orig) for refusal in _SQLITE_JSON_REFUSALS):
+                return None
+            raise
+    rows = fetched[: page.first]
+    if not all(row[1] for row in rows):
+        return None
+    total = None
+    if with_total:
+        total = rows[0][-1] if rows else await count_tools(session, space_id, None, include_inactive=include_inactive)
+    ids = [row[0] for row in rows]
+    return RenderedPage(
+        Page(items=ids, has_next_page=len(fetched) > page.first, has_previous_page=page.after is not None),
+        [row[2] for row in rows],
+        total,
     )
 
 

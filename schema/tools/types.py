@@ -6,11 +6,12 @@ import operator
 from collections.abc import Sequence
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, TypeVar
+from typing import Annotated, TypeVar, cast
 
 import strawberry
 from strawberry.scalars import JSON
 
+from app.jsoncodec import Raw
 from app.tools import repository
 from app.tools.service import may_manage_tool
 from schema import visibility
@@ -22,6 +23,7 @@ from schema.mcp.types import McpServer
 from schema.node import Node
 from schema.pagination import Connection, make_connection, page_request
 from schema.refs import SpaceRef
+from schema.tools import rendering
 
 E = TypeVar("E", bound=Enum)
 _new_object = object.__new__
@@ -329,6 +331,28 @@ async def tool_connection(
     one session: one connection checkout for the whole page instead of one per kind."""
     request = page_request(first, after)
     wants_total = "totalCount" in selected_fields(info)
+    # A listing without a filter (a whole catalog, page after page) may be written by SQLite.
+    plan = rendering.node_plan(info) if tool_filter is None and info.context.settings.is_sqlite else None
+    if plan is not None:
+        async with info.context.session() as session:
+            rendered = await repository.list_rendered_tool_page(
+                session,
+                space_id,
+                request,
+                rendering.rendered_nodes(plan, info.context.principal),
+                include_inactive=include_inactive,
+                with_total=wants_total,
+            )
+        if rendered is not None:
+            rendered_total = rendered.total
+
+            async def rendered_count() -> int:
+                assert rendered_total is not None  # totalCount is selected whenever it is asked for
+                return rendered_total
+
+            # Each node is the JSON the statement wrote, passed through as it is (schema.execution).
+            nodes = cast(list[Tool], [Raw(node) for node in rendered.nodes])
+            return make_connection(rendered.rows, nodes, rendered.rows.items, rendered_count)
     wanted, flags = page_link_flags(info)
     async with info.context.session() as session:
         tool_page = await repository.list_tool_page(

@@ -1,0 +1,318 @@
+"""A listing whose nodes the database writes as JSON (``schema.tools.rendering``) answers exactly
+what graphql-core's own execution answers from Python objects: every renderable field of ``Tool``,
+of its spaces and of its server, for every kind of viewer, page after page, with filters, on odd
+values, and on rows written around the API (which take the ordinary reading). Other transports
+(WebSockets) never get JSON written by the database."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import event, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
+from websockets.asyncio.client import connect
+
+from app import jsoncodec
+from app.config import Settings
+from app.main import create_app
+from app.principal import Role
+from app.tools import repository
+from tests.app.tools.factories import custom_tool_row, insert_rows, odd_catalog, space_row
+from tests.conftest import Keys
+from tests.schema.tools.conftest import SessionFactory, mixed_catalog
+from tests.schema.tools.test_listing_fast_path import listing
+from tests.support.serving import serving
+
+SPACE_FIELDS = "__typename id name label isSystem createdAt"
+SERVER_FIELDS = "__typename id name url transport status authType lastSyncedAt lastError createdAt"
+TOOL_FIELDS = (
+    "__typename id name label description inputSchema outputSchema type status endpoint authType sideEffect "
+    "timeoutMs maxRetries tags group allowedRoles version owner createdAt updatedAt driftedAt requestMapping "
+    "approval viewerCanManage isGlobal boundSpaces { " + SPACE_FIELDS + " } mcpServer { " + SERVER_FIELDS + " }"
+)
+RENDERED = (
+    "query Rendered($first: Int!, $after: String, $filter: ToolFilter) { tools(first: $first, after: $after, "
+    "filter: $filter) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } "
+    "edges { cursor node { " + TOOL_FIELDS + " } } } }"
+)
+FULL_PAGES = RENDERED.replace(SPACE_FIELDS, "id name").replace(SERVER_FIELDS, "id name")
+#: Aliases (one of them named like another field), a subset, the fields in another order.
+ALIASED = (
+    "query Aliased($first: Int!, $after: String) { tools(first: $first, after: $after) { pageInfo { hasNextPage "
+    "endCursor } edges { node { name: id id: name kind: type when: createdAt tags isGlobal "
+    "spaces: boundSpaces { name id } server: mcpServer { id } } } } }"
+)
+
+
+class RenderedPages:
+    """What each call of ``list_rendered_tool_page`` answered: a page written by the database, or
+    None. On PostgreSQL no listing asks (its pages are read the ordinary way)."""
+
+    def __init__(self, sqlite: bool) -> None:
+        self.sqlite = sqlite
+        self.answers: list[bool] = []
+
+    def on_sqlite(self, answers: list[bool]) -> list[bool]:
+        """``answers`` on SQLite; none on PostgreSQL."""
+        return answers if self.sqlite else []
+
+
+@pytest.fixture
+def rendered_pages(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[RenderedPages]:
+    pages = RenderedPages(settings.is_sqlite)
+    original = repository.list_rendered_tool_page
+
+    async def spy(*args: Any, **kwargs: Any) -> Any:
+        page = await original(*args, **kwargs)
+        pages.answers.append(page is not None)
+        return page
+
+    monkeypatch.setattr(repository, "list_rendered_tool_page", spy)
+    yield pages
+
+
+async def viewers_of(keys: Keys, spaces: dict[str, str]) -> dict[str, str]:
+    viewers = {"admin": await keys.admin()}
+    for name, space_id in spaces.items():
+        viewers[f"{name} member"] = await keys.for_space(space_id, Role.MEMBER)
+    viewers["alpha space admin"] = await keys.for_space(spaces["alpha"], Role.SPACE_ADMIN)
+    viewers["alpha viewer"] = await keys.for_space(spaces["alpha"], Role.VIEWER)
+    return viewers
+
+
+async def test_written_nodes_answer_as_graphql_core_for_every_viewer(
+    session_factory: SessionFactory,
+    keys: Keys,
+    fast_client: httpx.AsyncClient,
+    plain_client: httpx.AsyncClient,
+    rendered_pages: RenderedPages,
+) -> None:
+    spaces = await mixed_catalog(session_factory)
+    filters: list[dict[str, Any] | None] = [None, {"type": "MCP"}, {"isGlobal": False}, {"search": "full"}]
+    kinds: set[tuple[str, bool, bool]] = set()
+    for viewer, key in (await viewers_of(keys, spaces)).items():
+        for first in (1, 3, 20):
+            for tool_filter in filters:
+                variables = {"first": first, "filter": tool_filter}
+                fast = await listing(fast_client, key, RENDERED, variables)
+                assert fast == await listing(plain_client, key, RENDERED, variables), (viewer, first, tool_filter)
+                for body in fast:
+                    assert "errors" not in body, body
+                    for edge in body["data"]["tools"]["edges"]:
+                        node = edge["node"]
+                        kinds.add((node["type"], node["isGlobal"], node["mcpServer"] is None))
+        variables = {"first": 2}
+        assert await listing(fast_client, key, ALIASED, variables) == await listing(
+            plain_client, key, ALIASED, variables
+        ), viewer
+    # Builtin, custom global and bound, MCP tools of a bound server and of a global one.
+    assert {("BUILTIN", True, True), ("CUSTOM", True, True), ("CUSTOM", False, True), ("MCP", False, False)} <= kinds
+    # Every page of this catalog was written by SQLite (the plain client never asks).
+    assert rendered_pages.answers == rendered_pages.on_sqlite([True] * len(rendered_pages.answers))
+    assert rendered_pages.answers or not rendered_pages.sqlite
+
+
+async def test_odd_values_answer_as_graphql_core(
+    session_factory: SessionFactory,
+    keys: Keys,
+    fast_client: httpx.AsyncClient,
+    plain_client: httpx.AsyncClient,
+    rendered_pages: RenderedPages,
+) -> None:
+    alpha = space_row("alpha")
+    await insert_rows(session_factory, spaces=[alpha])
+    catalog = await odd_catalog(session_factory, alpha["id"])
+    viewers = {
+        "admin": await keys.admin(),
+        "alpha member": await keys.for_space(alpha["id"], Role.MEMBER),
+        "alpha space admin": await keys.for_space(alpha["id"], Role.SPACE_ADMIN),
+        "member of one of 40": await keys.for_space(catalog.many_spaces[7], Role.MEMBER),
+    }
+    for viewer, key in viewers.items():
+        for first in (1, 7, 20):
+            variables = {"first": first, "filter": None}
+            fast = await listing(fast_client, key, RENDERED, variables)
+            assert fast == await listing(plain_client, key, RENDERED, variables), (viewer, first)
+            assert all("errors" not in body for body in fast), fast
+    assert any(rendered_pages.answers) == rendered_pages.sqlite
+
+
+#: Rows written around the API (a migration, a hand edit): each changes one column of one custom
+#: tool. Per backend: True, the database still writes the page; False, the page takes the ordinary
+#: reading (which answers the value, or its error, as graphql-core does); None, the column's type
+#: or constraint refuses the value there.
+AROUND_THE_API: dict[str, tuple[str, dict[str, bool | None]]] = {
+    "approval NULL": ("approval = NULL", {"sqlite": None, "postgresql": None}),
+    "approval empty": ("approval = ''", {"sqlite": True, "postgresql": True}),
+    "status not a member": ("status = 'PAUSED'", {"sqlite": False, "postgresql": False}),
+    "tags a JSON string": ("tags = '\"abc\"'", {"sqlite": False, "postgresql": False}),
+    "tags holding a number": ("tags = '[1, \"x\"]'", {"sqlite": False, "postgresql": False}),
+    "tags JSON null": ("tags = 'null'", {"sqlite": True, "postgresql": True}),
+    "tags spaced": ('tags = \' [ "a" , "b" ] \'', {"sqlite": True, "postgresql": True}),
+    "roles not a member": ("allowed_roles = '[\"OWNER\"]'", {"sqlite": False, "postgresql": False}),
+    "input schema JSON null": ("input_schema = 'null'", {"sqlite": False, "postgresql": False}),
+    "input schema not JSON": ("input_schema = '{not json'", {"sqlite": False, "postgresql": None}),
+    "input schema a number": ("input_schema = '5'", {"sqlite": False, "postgresql": True}),
+    "description a blob": ("description = X'00FF'", {"sqlite": False, "postgresql": True}),  # PostgreSQL: bits, as text
+    "timeout not an integer": ("timeout_ms = 'soon'", {"sqlite": False, "postgresql": None}),
+    "timeout beyond 32 bits": ("timeout_ms = 4000000000", {"sqlite": False, "postgresql": None}),
+    "time in another zone": ("created_at = '2026-03-04 05:06:07.000001+02:00'", {"sqlite": False, "postgresql": True}),
+    "time not in the calendar": ("updated_at = '2026-02-30 05:06:07.000000'", {"sqlite": False, "postgresql": None}),
+    "time without a fraction": ("updated_at = '2026-02-03 05:06:07'", {"sqlite": True, "postgresql": True}),
+    "time at a whole second": ("updated_at = '2026-02-03 05:06:07.000000'", {"sqlite": True, "postgresql": True}),
+    "drifted at a microsecond": ("drifted_at = '2026-02-03 05:06:07.000001'", {"sqlite": True, "postgresql": True}),
+}
+
+
+@pytest.mark.parametrize("case", list(AROUND_THE_API))
+async def test_rows_written_around_the_api_answer_as_graphql_core(
+    session_factory: SessionFactory,
+    keys: Keys,
+    fast_client: httpx.AsyncClient,
+    plain_client: httpx.AsyncClient,
+    rendered_pages: RenderedPages,
+    case: str,
+) -> None:
+    assignment, expected = AROUND_THE_API[case]
+    await mixed_catalog(session_factory)
+    async with session_factory() as session:
+        backend = session.get_bind().dialect.name
+        tool_id = (
+            (await session.execute(text("SELECT tool_id FROM tool_definition WHERE type = 'CUSTOM' ORDER BY tool_id")))
+            .scalars()
+            .first()
+        )
+        statement = text(f"UPDATE tool_definition SET {assignment} WHERE tool_id = :id")
+        if expected[backend] is None:
+            with pytest.raises(DBAPIError):
+                await session.execute(statement, {"id": tool_id})
+            return
+        await session.execute(statement, {"id": tool_id})
+        await session.commit()
+    admin = await keys.admin()
+    variables = {"first": 20, "filter": None}
+    fast = await listing(fast_client, admin, RENDERED, variables)
+    assert without_trace_ids(fast) == without_trace_ids(await listing(plain_client, admin, RENDERED, variables))
+    writable = expected[backend]
+    assert writable is not None
+    assert rendered_pages.answers == rendered_pages.on_sqlite([writable]), rendered_pages.answers
+
+
+def without_trace_ids(bodies: list[Any]) -> list[Any]:
+    """The bodies with each error's trace id (one per request) taken out."""
+    for body in bodies:
+        for error in body.get("errors") or ():
+            (error.get("extensions") or {}).pop("traceId", None)
+    return bodies
+
+
+async def test_a_page_too_long_for_one_answer_reads_on(
+    session_factory: SessionFactory, keys: Keys, fast_client: httpx.AsyncClient, plain_client: httpx.AsyncClient
+) -> None:
+    """Pages of 100 (the most a page holds) follow each other to the end, cursors included (every
+    field of a tool, its spaces and server by id and name, as bench/catalog_scale.py lists them)."""
+    await mixed_catalog(session_factory)
+    await insert_rows(session_factory, tools=[custom_tool_row(f"page_{number:03d}") for number in range(230)])
+    admin = await keys.admin()
+    fast = await listing(fast_client, admin, FULL_PAGES, {"first": 100, "filter": None})
+    assert [len(body["data"]["tools"]["edges"]) for body in fast] == [100, 100, 42]
+    assert fast == await listing(plain_client, admin, FULL_PAGES, {"first": 100, "filter": None})
+
+
+@pytest.fixture
+async def base_url(settings: Settings, app_and_services: Any) -> AsyncIterator[str]:
+    async with serving(settings, create_app(settings)) as url:
+        yield url
+
+
+async def test_a_listing_over_a_websocket_gets_objects_not_written_json(
+    session_factory: SessionFactory, keys: Keys, base_url: str, rendered_pages: RenderedPages
+) -> None:
+    await mixed_catalog(session_factory)
+    admin = await keys.admin()
+    async with httpx.AsyncClient(base_url=base_url) as client:
+        over_http = await listing(client, admin, RENDERED, {"first": 20, "filter": None})
+    assert rendered_pages.answers == rendered_pages.on_sqlite([True])
+    async with connect(
+        base_url.replace("http://", "ws://") + "/graphql",
+        subprotocols=["graphql-transport-ws"],  # type: ignore[list-item]
+    ) as ws:
+        await ws.send(json.dumps({"type": "connection_init", "payload": {"Authorization": f"Bearer {admin}"}}))
+        assert json.loads(await asyncio.wait_for(ws.recv(), 10)) == {"type": "connection_ack"}
+        payload = {"query": RENDERED, "variables": {"first": 20, "after": None, "filter": None}}
+        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
+        message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+    assert message["type"] == "next", message
+    assert message["payload"] == over_http[0]
+    # The socket's listing took the ordinary reading.
+    assert rendered_pages.answers == rendered_pages.on_sqlite([True])
+
+
+def test_written_json_is_written_as_it_is() -> None:
+    node = jsoncodec.Raw('{"a":[1,2.5,"é"],"b":null}')
+    assert jsoncodec.dumps_bytes({"node": node}) == '{"node":{"a":[1,2.5,"é"],"b":null}}'.encode()
+    # Beside an integer beyond 64 bits (the standard library writes the answer), read back for it.
+    big = 2**70
+    assert json.loads(jsoncodec.dumps_bytes({"node": node, "n": big})) == {
+        "node": {"a": [1, 2.5, "é"], "b": None},
+        "n": big,
+    }
+    with pytest.raises(TypeError):
+        jsoncodec.dumps_bytes({"other": object()})
+
+
+async def test_documents_made_up_afresh_are_read_the_ordinary_way_beyond_the_budget(
+    session_factory: SessionFactory,
+    keys: Keys,
+    fast_client: httpx.AsyncClient,
+    plain_client: httpx.AsyncClient,
+    rendered_pages: RenderedPages,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each new selection costs the making of a statement: a process makes its share a minute
+    (here 3), then a selection it has not seen is read the ordinary way; one it keeps is still
+    written by the database."""
+    monkeypatch.setattr(repository, "NEW_RENDERED_STATEMENTS", repository.StatementBudget(3))
+    await mixed_catalog(session_factory)
+    admin = await keys.admin()
+    documents = [
+        "query Fresh($first: Int!, $after: String) { tools(first: $first, after: $after) { "
+        f"pageInfo {{ hasNextPage endCursor }} edges {{ node {{ id made{number}: name tags }} }} }} }}"
+        for number in range(5)
+    ]
+    for document in documents:
+        fast = await listing(fast_client, admin, document, {"first": 50})
+        assert fast == await listing(plain_client, admin, document, {"first": 50})
+    assert rendered_pages.answers == rendered_pages.on_sqlite([True, True, True, False, False])
+    assert await listing(fast_client, admin, documents[0], {"first": 50})
+    assert rendered_pages.answers[-1:] == rendered_pages.on_sqlite([True])
+
+
+async def test_a_listing_observed_statement_by_statement_answers_the_same(
+    session_factory: SessionFactory, keys: Keys, fast_client: httpx.AsyncClient, rendered_pages: RenderedPages
+) -> None:
+    """On SQLite the page's statement goes to the driver directly, unless something listens to the
+    statements SQLAlchemy runs (tracing): then it runs through SQLAlchemy, where they see it."""
+    spaces = await mixed_catalog(session_factory)
+    key = await keys.for_space(spaces["alpha"], Role.SPACE_ADMIN)
+    unobserved = await listing(fast_client, key, RENDERED, {"first": 3, "filter": None})
+    seen: list[str] = []
+
+    def observe(_connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        seen.append(statement)
+
+    event.listen(Engine, "before_cursor_execute", observe)  # every engine's, the app's included
+    try:
+        observed = await listing(fast_client, key, RENDERED, {"first": 3, "filter": None})
+    finally:
+        event.remove(Engine, "before_cursor_execute", observe)
+    assert observed == unobserved
+    assert rendered_pages.answers == rendered_pages.on_sqlite([True] * 2 * len(unobserved))
+    written = [statement for statement in seen if "json_object" in statement and "tool_definition" in statement]
+    assert len(written) == len(rendered_pages.on_sqlite([True] * len(observed)))
