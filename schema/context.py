@@ -42,7 +42,7 @@ class Context(BaseContext):
     #: A WebSocket's: the tenant whose share of sockets it holds a place in (schema.websocket_admission).
     socket_tenant: str | None = None
     #: Set by ``app.main.GraphQLPost``, whose answers orjson writes: a listing's nodes may then be
-    #: JSON the database wrote (``orjson.Fragment``s, schema.tools.rendering).
+    #: JSON the database wrote (``app.jsoncodec.Raw``, schema.tools.rendering).
     writes_fragments: bool = False
     _loaders: Loaders | None = field(init=False, default=None)
 
