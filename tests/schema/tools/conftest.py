@@ -18,7 +18,17 @@ from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 import schema.schema as schema_module
 from app.config import Settings
 from app.main import create_app
-from tests.app.tools.factories import custom_tool_row, insert_rows, mcp_server_row, mcp_tool_row, space_row
+from app.principal import Role
+from tests.app.tools.factories import (
+    OddCatalog,
+    custom_tool_row,
+    insert_rows,
+    mcp_server_row,
+    mcp_tool_row,
+    odd_catalog,
+    space_row,
+)
+from tests.conftest import Keys
 
 SessionFactory = async_sessionmaker[AsyncSession]
 
@@ -98,3 +108,17 @@ async def mixed_catalog(session_factory: SessionFactory) -> dict[str, str]:
         server_bindings=[(bound_server["id"], alpha)],
     )
     return {"alpha": alpha, "beta": beta, "gamma": gamma}
+
+
+async def odd_catalog_viewers(session_factory: SessionFactory, keys: Keys) -> tuple[OddCatalog, dict[str, str]]:
+    """:func:`odd_catalog` bound to a space "alpha", and the keys that see it differently: an
+    admin, a member and a space admin of alpha, a member of one of the 40 spaces."""
+    alpha = space_row("alpha")
+    await insert_rows(session_factory, spaces=[alpha])
+    catalog = await odd_catalog(session_factory, alpha["id"])
+    return catalog, {
+        "admin": await keys.admin(),
+        "alpha member": await keys.for_space(alpha["id"], Role.MEMBER),
+        "alpha space admin": await keys.for_space(alpha["id"], Role.SPACE_ADMIN),
+        "member of one of 40": await keys.for_space(catalog.many_spaces[7], Role.MEMBER),
+    }

@@ -13,7 +13,7 @@ import httpx
 from app.principal import Role
 from tests.app.tools.factories import insert_rows, odd_catalog, space_row
 from tests.conftest import Keys
-from tests.schema.tools.conftest import SessionFactory
+from tests.schema.tools.conftest import SessionFactory, odd_catalog_viewers
 from tests.schema.tools.test_listing_fast_path import LISTING, TOOL_FIELDS, listing
 
 ONE_TOOL = "query One($id: ID!) { tool(id: $id) { " + TOOL_FIELDS + " } }"
@@ -42,15 +42,7 @@ async def the_tool(client: httpx.AsyncClient, key: str, tool_id: str) -> Any:
 async def test_each_node_answers_as_the_tool_query(
     session_factory: SessionFactory, keys: Keys, fast_client: httpx.AsyncClient
 ) -> None:
-    alpha = space_row("alpha")
-    await insert_rows(session_factory, spaces=[alpha])
-    catalog = await odd_catalog(session_factory, alpha["id"])
-    viewers = {
-        "admin": await keys.admin(),
-        "alpha member": await keys.for_space(alpha["id"], Role.MEMBER),
-        "alpha space admin": await keys.for_space(alpha["id"], Role.SPACE_ADMIN),
-        "member of one of 40": await keys.for_space(catalog.many_spaces[7], Role.MEMBER),
-    }
+    catalog, viewers = await odd_catalog_viewers(session_factory, keys)
     for viewer, key in viewers.items():
         for first in (1, 7, 20):
             nodes = await nodes_of_the_listing(fast_client, key, first)

@@ -23,9 +23,9 @@ from app.config import Settings
 from app.main import create_app
 from app.principal import Role
 from app.tools import repository
-from tests.app.tools.factories import custom_tool_row, insert_rows, odd_catalog, space_row
+from tests.app.tools.factories import custom_tool_row, insert_rows
 from tests.conftest import Keys
-from tests.schema.tools.conftest import SessionFactory, mixed_catalog
+from tests.schema.tools.conftest import SessionFactory, mixed_catalog, odd_catalog_viewers
 from tests.schema.tools.test_listing_fast_path import listing
 from tests.support.serving import serving
 
@@ -125,15 +125,7 @@ async def test_odd_values_answer_as_graphql_core(
     plain_client: httpx.AsyncClient,
     rendered_pages: RenderedPages,
 ) -> None:
-    alpha = space_row("alpha")
-    await insert_rows(session_factory, spaces=[alpha])
-    catalog = await odd_catalog(session_factory, alpha["id"])
-    viewers = {
-        "admin": await keys.admin(),
-        "alpha member": await keys.for_space(alpha["id"], Role.MEMBER),
-        "alpha space admin": await keys.for_space(alpha["id"], Role.SPACE_ADMIN),
-        "member of one of 40": await keys.for_space(catalog.many_spaces[7], Role.MEMBER),
-    }
+    _, viewers = await odd_catalog_viewers(session_factory, keys)
     for viewer, key in viewers.items():
         for first in (1, 7, 20):
             variables = {"first": first, "filter": None}
