@@ -42,6 +42,7 @@ from app.spaces.models import Space as SpaceModel
 from app.tools.models import McpServer as McpServerModel
 from app.tools.models import McpServerSpaceBinding, ToolDefinition, ToolSpaceBinding
 from app.tools.repository import RenderedNodes
+from app.tools.visibility import tool_is_global
 from schema.enums import ApprovalPolicy, AuthType, McpTransport, Role, SideEffect, Status, ToolType
 
 # Kinds of a rendered field.
@@ -217,7 +218,6 @@ class _Writer:
 
     def __init__(self, viewer: str) -> None:
         self.viewer = viewer
-        self.viewer_space = _VIEWER_SPACE
 
     # -- the pieces --------------------------------------------------------------------------
 
@@ -376,7 +376,7 @@ class _Writer:
             elif name == "viewerCanManage":
                 value = self._boolean(self._may_manage())
             elif name == "isGlobal":
-                value = self._boolean(self._is_global())
+                value = self._boolean(tool_is_global())  # app.tools.visibility's own rule
             elif name == "boundSpaces":
                 value, condition = self._spaces(nested)
                 if condition is not None:
@@ -398,24 +398,8 @@ class _Writer:
             return literal_column("1") == 1
         if self.viewer == "space_admin":
             tool = _TOOL.c
-            return and_(tool.type == self._text("CUSTOM"), tool.owner_space_id.is_not_distinct_from(self.viewer_space))
+            return and_(tool.type == self._text("CUSTOM"), tool.owner_space_id.is_not_distinct_from(_VIEWER_SPACE))
         return literal_column("1") == 0
-
-    def _is_global(self) -> ColumnElement[Any]:
-        tool = _TOOL.c
-        binding = ToolSpaceBinding.__table__.alias("rendered_binding")
-        server_binding = McpServerSpaceBinding.__table__.alias("rendered_server_binding")
-        return and_(
-            not_(exists(select(1).select_from(binding).where(binding.c.tool_id == tool.tool_id))),
-            or_(
-                tool.mcp_server_id.is_(None),
-                not_(
-                    exists(
-                        select(1).select_from(server_binding).where(server_binding.c.server_id == tool.mcp_server_id)
-                    )
-                ),
-            ),
-        )
 
     def _spaces(self, plan: Plan) -> tuple[ColumnElement[Any], ColumnElement[Any] | None]:
         """The spaces the tool is bound to that the viewer may read, in id order."""
@@ -425,7 +409,7 @@ class _Writer:
         source = binding.join(space, space.c.id == binding.c.space_id)
         shown = binding.c.tool_id == _TOOL.c.tool_id
         if self.viewer != "admin":
-            shown = and_(shown, space.c.id == self.viewer_space)
+            shown = and_(shown, space.c.id == _VIEWER_SPACE)
         invalid = None
         if valid is not None:
             invalid = not_(exists(select(1).select_from(source).where(shown, not_(func.coalesce(valid, _FALSE)))))
@@ -456,7 +440,7 @@ class _Writer:
             bound = select(1).select_from(server_binding).where(server_binding.c.server_id == server.c.id)
             shown = and_(
                 shown,
-                or_(not_(exists(bound)), exists(bound.where(server_binding.c.space_id == self.viewer_space))),
+                or_(not_(exists(bound)), exists(bound.where(server_binding.c.space_id == _VIEWER_SPACE))),
             )
         value = select(item).where(shown).scalar_subquery()
         invalid = None
