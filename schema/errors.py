@@ -12,7 +12,7 @@ from strawberry.extensions import MaskErrors
 
 from app.db import is_database_unavailable
 from app.errors import DomainError
-from app.events.bus import EventBusUnavailableError, EventsMissedError
+from app.events.bus import EventBusUnavailableError, EventsMissedError, SubscriberOverflowError
 
 logger = logging.getLogger("quiver.graphql")
 
@@ -93,9 +93,16 @@ EVENTS_MISSED = "EVENTS_MISSED"
 EVENT_BUS_UNAVAILABLE = "EVENT_BUS_UNAVAILABLE"
 
 
-def subscription_cut(error: EventsMissedError | EventBusUnavailableError, reconcile_with: str) -> ClientError:
+def subscription_cut(
+    error: SubscriberOverflowError | EventsMissedError | EventBusUnavailableError, reconcile_with: str
+) -> ClientError:
     """The error ending (or refusing) a subscription the event bus cannot keep whole; ``reconcile_with``
     names what the client reads to fill the gap, e.g. "the toolCalls query"."""
+    if isinstance(error, SubscriberOverflowError):
+        return ClientError(
+            f"Subscriber too slow: events were dropped. Reconcile with {reconcile_with} and subscribe again.",
+            "SUBSCRIBER_OVERFLOW",
+        )
     if isinstance(error, EventsMissedError):
         return ClientError(
             f"Events of other replicas were missed: {error}. Reconcile with {reconcile_with} and subscribe again.",

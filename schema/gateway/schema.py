@@ -14,7 +14,7 @@ from app.gateway import repository as calls_repository
 from app.gateway.service import TOOL_CALLS_TOPIC
 from schema.context import Info
 from schema.enums import CallStatus, ToolCallOrigin
-from schema.errors import ClientError, subscription_cut
+from schema.errors import subscription_cut
 from schema.gateway.types import ToolCall, ToolError, ToolResult
 from schema.pagination import (
     AfterArgument,
@@ -163,10 +163,5 @@ class GatewaySubscription:
                     if _matches(event, call_filter):
                         info.context.renew_loaders()
                         yield ToolCall.from_event(event)
-        except (EventsMissedError, EventBusUnavailableError) as error:
+        except (SubscriberOverflowError, EventsMissedError, EventBusUnavailableError) as error:
             raise subscription_cut(error, "the toolCalls query") from None
-        except SubscriberOverflowError:
-            raise ClientError(
-                "Subscriber too slow: events were dropped. Reconcile with the toolCalls query and subscribe again.",
-                "SUBSCRIBER_OVERFLOW",
-            ) from None

@@ -299,13 +299,8 @@ class RuntimeSubscription:
                         tool_call_id=strawberry.ID(str(event["call_id"])),
                         tool_call=ToolCall.from_row(row) if row is not None and row.space_id == space else None,
                     )
-        except (EventsMissedError, EventBusUnavailableError) as error:
+        except (SubscriberOverflowError, EventsMissedError, EventBusUnavailableError) as error:
             raise subscription_cut(error, "the pendingApprovals query") from None
-        except SubscriberOverflowError:
-            raise ClientError(
-                "Subscriber too slow: events were dropped. Reconcile with the pendingApprovals query and subscribe again.",
-                "SUBSCRIBER_OVERFLOW",
-            ) from None
 
     @strawberry.subscription(
         description="Live events of one agent run, ending after FINISHED: STARTED first (replayed for a run under way), then, for a run already waiting on people, APPROVAL_REQUESTED of each request still open; a run that already finished yields FINISHED at once."
