@@ -105,10 +105,14 @@ def fresh_statement_budget(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 async def clean_database(request: pytest.FixtureRequest) -> AsyncIterator[None]:
-    """Every test starts from a migrated database holding only the system space and builtins."""
+    """Every test starts from a migrated database holding only the system space and builtins,
+    and from an app holding no MCP session: the app is shared by the session, and its pool keeps
+    a session (a STDIO server's process) for every server an earlier test used, whose row is
+    deleted here."""
     if "session_factory" not in request.fixturenames:
         yield
         return
+    await request.getfixturevalue("app_and_services").state.services.mcp_pool.close()
     session_factory: async_sessionmaker[AsyncSession] = request.getfixturevalue("session_factory")
     async with session_factory() as session, session.begin():
         for table in reversed(Base.metadata.sorted_tables):
