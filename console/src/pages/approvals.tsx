@@ -34,7 +34,7 @@ import {
   useMutation,
   when,
 } from "../ui";
-import { spaceChoices, useSpaceOptions } from "./tools";
+import { SpaceOptionsNote, spaceChoices, useSpaceOptions } from "./tools";
 
 /** How often the page asks for the pending approvals while it is visible and not live. */
 export const APPROVALS_POLL_MS = 3000;
@@ -195,6 +195,7 @@ export function ApprovalsPage() {
           : "Read only: a SPACE_ADMIN of this space or an ADMIN decides."}
       </p>
       <LoadErrors loads={[spaces, list]} />
+      <SpaceOptionsNote spaces={spaces} />
       {decided && <Notice>{decided}</Notice>}
       <p class="muted">
         {live

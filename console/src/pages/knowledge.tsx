@@ -15,7 +15,6 @@ import {
   CheckboxGroup,
   EditForm,
   LoadErrors,
-  type Loaded,
   messageOf,
   Notice,
   PageHeader,
@@ -28,7 +27,7 @@ import {
   useMutation,
   when,
 } from "../ui";
-import { SpaceOptionsError, spaceChoices, useSpaceOptions } from "./tools";
+import { type SpaceOptions, SpaceOptionsError, SpaceOptionsNote, spaceChoices, useSpaceOptions } from "./tools";
 
 const PAGE_SIZE = 50;
 const TEXT_SUFFIXES = [".md", ".markdown", ".txt", ".html", ".htm"];
@@ -140,8 +139,13 @@ function CreateKnowledgeBase() {
 
 function KnowledgeBaseDetail({ id }: { id: string }) {
   const { api, can, viewer } = useSession();
-  // The base itself, by id, with its documents: one load, whichever page of the bases it is on.
-  const detail = useLoad(() => api.request(KnowledgeBaseDetailDocument, { id }), [id]);
+  // The base itself, by id, with a page of its documents: one load, whichever page of the bases it
+  // is on; Next / Previous page read the base again with the documents' next or previous page.
+  const pages = useCursorPages(id);
+  const detail = useLoad(
+    () => api.request(KnowledgeBaseDetailDocument, { id, first: PAGE_SIZE, after: pages.after }),
+    [id, pages.after],
+  );
   // The search playground's Space dropdown (keys without a space): its load fails with the page's.
   const spaces = useSpaceOptions();
   const node = detail.data?.node;
@@ -179,27 +183,31 @@ function KnowledgeBaseDetail({ id }: { id: string }) {
       )}
       {base && can.manage(base.space.id) && <Upload knowledgeBaseId={id} onAdded={detail.reload} />}
       {list && (
-        <table>
-          <caption>Documents ({list.totalCount})</caption>
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Source</th>
-              <th scope="col">Chunks</th>
-              <th scope="col">Added</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.edges.map(({ node: document }) => (
-              <tr key={document.id}>
-                <td>{document.title}</td>
-                <td>{document.source ?? "—"}</td>
-                <td>{document.chunkCount}</td>
-                <td>{when(document.createdAt)}</td>
+        <div aria-busy={detail.loading}>
+          <table>
+            <caption>Documents ({list.totalCount.toLocaleString()})</caption>
+            <thead>
+              <tr>
+                <th scope="col">Title</th>
+                <th scope="col">Source</th>
+                <th scope="col">Chunks</th>
+                <th scope="col">Added</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {list.edges.map(({ node: document }) => (
+                <tr key={document.id}>
+                  <td>{document.title}</td>
+                  <td>{document.source ?? "—"}</td>
+                  <td>{document.chunkCount}</td>
+                  <td>{when(document.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.totalCount === 0 && <p class="empty">No document yet.</p>}
+          <Pager label="Documents" pages={pages} pageSize={PAGE_SIZE} connection={list} />
+        </div>
       )}
       {base && <SearchPlayground spaces={spaces} bases={[{ id: base.id, label: base.label, spaceId: base.space.id }]} />}
     </>
@@ -283,7 +291,7 @@ function SearchPlayground({
 }: {
   bases: { id: string; label: string; spaceId: string }[];
   /** The page's load of the spaces: a failure is said in the page's LoadErrors. */
-  spaces: Loaded<readonly { id: string; label: string }[]>;
+  spaces: SpaceOptions;
 }) {
   const { api, viewer } = useSession();
   const [spaceId, setSpaceId] = useState(viewer.space?.id ?? bases[0]?.spaceId ?? "");
@@ -315,6 +323,7 @@ function SearchPlayground({
         {!viewer.space && (
           <SelectField label="Space" name="spaceId" value={spaceId} onChange={setSpaceId} options={spaceChoices(spaces.data)} />
         )}
+        {!viewer.space && <SpaceOptionsNote spaces={spaces} />}
         <TextField label="Query" name="query" value={query} onInput={setQuery} />
         <TextField label="Results" name="topK" value={topK} onInput={setTopK} type="number" />
         {inSpace.length > 1 && (

@@ -12,6 +12,7 @@ import {
   SetStatusDocument,
   type SideEffect,
   SpaceOptionsDocument,
+  type SpaceOptionsQuery,
   SpaceToolsDocument,
   type Status,
   ToolDetailDocument,
@@ -68,16 +69,57 @@ export function spaceChoices(spaces: readonly { id: string; label: string }[] | 
   return (spaces ?? []).map((space) => [space.id, space.label] as const);
 }
 
-export function useSpaceOptions() {
+/** The most spaces a picker offers: read 100 a request (the API's largest page), so at most 10
+ *  requests. Past it the picker says how many it leaves out (SpaceOptionsNote). */
+export const SPACE_OPTIONS_MAX = 1000;
+
+type SpaceOption = SpaceOptionsQuery["spaces"]["edges"][number]["node"];
+
+/** Every space a picker offers (up to SPACE_OPTIONS_MAX), and how many there are in all. */
+export type SpaceOptions = Loaded<SpaceOption[]> & { totalCount: number | null };
+
+/** The spaces the key can read, for a Space dropdown or space checkboxes: every page of them, in
+ *  the API's order, following the connection's cursor (a page holds at most 100). */
+export function useSpaceOptions(): SpaceOptions {
   const { api } = useSession();
-  return useLoad(async () => (await api.request(SpaceOptionsDocument, {})).spaces.edges.map(({ node }) => node), []);
+  const loaded = useLoad(async () => {
+    const spaces: SpaceOption[] = [];
+    let after: string | null = null;
+    let totalCount = 0;
+    for (;;) {
+      const page: SpaceOptionsQuery["spaces"] = (await api.request(SpaceOptionsDocument, { after })).spaces;
+      spaces.push(...page.edges.map(({ node }) => node));
+      totalCount = page.totalCount;
+      after = page.pageInfo.endCursor ?? null;
+      if (!page.pageInfo.hasNextPage || after === null || page.edges.length === 0 || spaces.length >= SPACE_OPTIONS_MAX) break;
+    }
+    return { spaces: spaces.slice(0, SPACE_OPTIONS_MAX), totalCount };
+  }, []);
+  return { ...loaded, data: loaded.data?.spaces ?? null, totalCount: loaded.data?.totalCount ?? null };
+}
+
+/** Said under a picker that could not offer every space (more than SPACE_OPTIONS_MAX). */
+export function SpaceOptionsNote({ spaces }: { spaces: SpaceOptions }) {
+  const listed = spaces.data?.length ?? 0;
+  if (spaces.totalCount === null || spaces.totalCount <= listed) return null;
+  return (
+    <p class="hint" role="status">
+      Only the first {listed.toLocaleString()} of {spaces.totalCount.toLocaleString()} spaces are offered here.
+    </p>
+  );
 }
 
 /** Said next to a Space dropdown (or space checkboxes) whose spaces could not be loaded, with a Try
  *  again that loads them: an empty dropdown alone does not say why it is empty. Pages whose own load
- *  is shown beside the dropdown put the spaces in their LoadErrors instead (one message). */
-export function SpaceOptionsError({ spaces }: { spaces: Loaded<unknown> }) {
-  return <LoadError error={spaces.error && `The spaces could not be loaded: ${spaces.error}`} retry={spaces.reload} />;
+ *  is shown beside the dropdown put the spaces in their LoadErrors instead (one message) and show
+ *  SpaceOptionsNote beside it. */
+export function SpaceOptionsError({ spaces }: { spaces: SpaceOptions }) {
+  return (
+    <>
+      <LoadError error={spaces.error && `The spaces could not be loaded: ${spaces.error}`} retry={spaces.reload} />
+      <SpaceOptionsNote spaces={spaces} />
+    </>
+  );
 }
 
 function useDebounced<T>(value: T, delayMs: number): T {
@@ -174,6 +216,7 @@ function ToolList() {
         />
       </form>
       <LoadErrors loads={[spaces, tools]} />
+      <SpaceOptionsNote spaces={spaces} />
       {connection && (
         <div aria-busy={tools.loading}>
           <table class="tools">
