@@ -32,10 +32,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from graphql import FieldNode, SelectionSetNode
+from graphql import FieldNode, SelectionSetNode, get_named_type
 from sqlalchemy import String, and_, bindparam, case, exists, func, literal_column, not_, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
+from app import jsoncodec
+from app.pagination import Page
 from app.principal import Principal
 from app.principal import Role as PrincipalRole
 from app.spaces.models import Space as SpaceModel
@@ -144,9 +146,24 @@ def _leaf_plan(selection_set: SelectionSetNode | None, columns: dict[str, tuple[
     return tuple(plan)
 
 
-def node_plan(info: Any) -> Plan | None:
-    """The node selection of a tools connection, when this page can be written by the database
-    (see the module's text); None otherwise."""
+@dataclass(frozen=True)
+class ListingPlan:
+    """What the database may write of a tools connection: its nodes (``nodes``) and, when the
+    connection selects nothing else than its page's own fields, the whole connection
+    (``connection``: written here around the nodes, see :func:`connection_json`)."""
+
+    nodes: Plan
+    connection: Plan | None
+
+
+#: The connection's own fields written around the nodes: GraphQL name → the nested type's fields.
+_PAGE_INFO_FIELDS = frozenset({"hasNextPage", "hasPreviousPage", "startCursor", "endCursor", "__typename"})
+_EDGE_FIELDS = frozenset({"cursor", "node", "__typename"})
+
+
+def listing_plan(info: Any) -> ListingPlan | None:
+    """The selection of a tools connection, when this page can be written by the database (see
+    the module's text); None otherwise."""
     field_nodes = info._raw_info.field_nodes
     if (
         not getattr(info.context, "writes_fragments", False)
@@ -166,7 +183,98 @@ def node_plan(info: Any) -> Plan | None:
     nodes = [field for field in edge_fields if field.name.value == "node"]
     if len(nodes) != 1 or nodes[0].arguments:
         return None
-    fields = _simple_fields(nodes[0].selection_set)
+    node = _node_plan(nodes[0])
+    if node is None:
+        return None
+    return ListingPlan(node, _connection_plan(info, connection, edge_fields))
+
+
+def _connection_plan(info: Any, connection: list[FieldNode], edge_fields: list[FieldNode]) -> Plan | None:
+    """The connection's selection when it is ``totalCount``, ``__typename`` and fields of
+    ``pageInfo`` and ``edges`` only, none with arguments: (key, name, what it needs: the
+    typename, or the nested plan of (key, name, typename))."""
+    connection_type = get_named_type(info._raw_info.return_type)
+    plan: list[tuple[str, str, Any]] = []
+    for field in connection:
+        name = field.name.value
+        key = field.alias.value if field.alias else name
+        if field.arguments:
+            return None
+        if name in ("totalCount", "__typename"):
+            plan.append((key, name, connection_type.name))
+            continue
+        if name == "pageInfo":
+            fields, allowed = _simple_fields(field.selection_set), _PAGE_INFO_FIELDS
+        elif name == "edges":
+            fields, allowed = edge_fields, _EDGE_FIELDS
+        else:
+            return None
+        if not fields:
+            return None
+        typename = get_named_type(connection_type.fields[name].type).name
+        nested = []
+        for inner in fields:
+            inner_name = inner.name.value
+            if inner.arguments or inner_name not in allowed or (inner.selection_set and inner_name != "node"):
+                return None
+            nested.append((inner.alias.value if inner.alias else inner_name, inner_name, typename))
+        plan.append((key, name, tuple(nested)))
+    return tuple(plan)
+
+
+def _json_string(value: str) -> str:
+    return jsoncodec.dumps(value)
+
+
+def connection_json(plan: Plan, total: int | None, page: Page[str], cursors: list[str], nodes: list[str]) -> str:
+    """The connection of ``plan`` as JSON text, in the selection's order, each value as
+    graphql-core writes it, the nodes as the database wrote them. ``cursors``: each node's
+    (url-safe base64, which JSON holds as it is)."""
+    parts: list[str] = []
+    for key, name, nested in plan:
+        if name == "__typename":
+            value = _json_string(nested)
+        elif name == "totalCount":
+            assert total is not None  # counted whenever totalCount is selected
+            value = str(total)
+        elif name == "pageInfo":
+            values = {
+                "hasNextPage": "true" if page.has_next_page else "false",
+                "hasPreviousPage": "true" if page.has_previous_page else "false",
+                "startCursor": f'"{cursors[0]}"' if cursors else "null",
+                "endCursor": f'"{cursors[-1]}"' if cursors else "null",
+            }
+            value = (
+                "{"
+                + ",".join(
+                    f"{_json_string(inner_key)}:{_json_string(typename) if inner_name == '__typename' else values[inner_name]}"
+                    for inner_key, inner_name, typename in nested
+                )
+                + "}"
+            )
+        else:  # edges: one template, filled per edge (its braces doubled; the values go in as they are)
+            slots = {"cursor": '"{0}"', "node": "{1}"}
+            template = (
+                "{{"
+                + ",".join(
+                    f"{_json_string(inner_key)}:"
+                    + (
+                        slots[inner_name]
+                        if inner_name in slots
+                        else _json_string(typename).replace("{", "{{").replace("}", "}}")
+                    )
+                    for inner_key, inner_name, typename in nested
+                )
+                + "}}"
+            )
+            value = "[" + ",".join(map(template.format, cursors, nodes)) + "]"
+        parts.append(f"{_json_string(key)}:{value}")
+    return "{" + ",".join(parts) + "}"
+
+
+def _node_plan(node: FieldNode) -> Plan | None:
+    """The node's selection: fields of the row, its links' scalar fields, ``__typename``."""
+    fields = _simple_fields(node.selection_set)
     if not fields:
         return None
     plan: list[tuple[str, str, Any]] = []

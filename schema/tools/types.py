@@ -21,7 +21,7 @@ from schema.execution import precompute, selected_fields, selected_node_fields
 from schema.limits import filter_tags
 from schema.mcp.types import McpServer
 from schema.node import Node
-from schema.pagination import Connection, make_connection, page_request
+from schema.pagination import Connection, encode_cursor, make_connection, page_request
 from schema.refs import SpaceRef
 from schema.tools import rendering
 
@@ -332,18 +332,25 @@ async def tool_connection(
     request = page_request(first, after)
     wants_total = "totalCount" in selected_fields(info)
     # A listing without a filter (a whole catalog, page after page) may be written by SQLite.
-    plan = rendering.node_plan(info) if tool_filter is None and info.context.settings.is_sqlite else None
+    plan = rendering.listing_plan(info) if tool_filter is None and info.context.settings.is_sqlite else None
     if plan is not None:
         async with info.context.session() as session:
             rendered = await repository.list_rendered_tool_page(
                 session,
                 space_id,
                 request,
-                rendering.rendered_nodes(plan, info.context.principal),
+                rendering.rendered_nodes(plan.nodes, info.context.principal),
                 include_inactive=include_inactive,
                 with_total=wants_total,
             )
         if rendered is not None:
+            if plan.connection is not None:
+                # The whole connection, written around the nodes (passed through by schema.execution).
+                cursors = [encode_cursor(key) for key in rendered.rows.items]
+                text = rendering.connection_json(
+                    plan.connection, rendered.total, rendered.rows, cursors, rendered.nodes
+                )
+                return cast(Connection[Tool], Raw(text))
             rendered_total = rendered.total
 
             async def rendered_count() -> int:

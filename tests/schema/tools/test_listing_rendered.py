@@ -23,6 +23,8 @@ from app.config import Settings
 from app.main import create_app
 from app.principal import Role
 from app.tools import repository
+from schema.pagination import encode_cursor
+from schema.tools import rendering
 from tests.app.tools.factories import custom_tool_row, insert_rows
 from tests.conftest import Keys
 from tests.schema.tools.conftest import SessionFactory, mixed_catalog, odd_catalog_viewers
@@ -308,3 +310,74 @@ async def test_a_listing_observed_statement_by_statement_answers_the_same(
     assert rendered_pages.answers == rendered_pages.on_sqlite([True] * 2 * len(unobserved))
     written = [statement for statement in seen if "json_object" in statement and "tool_definition" in statement]
     assert len(written) == len(rendered_pages.on_sqlite([True] * len(observed)))
+
+
+#: Selections of the connection itself, each page written whole by the database's nodes and
+#: Python around them (schema.tools.rendering.connection_json): fields in another order, the
+#: typename at every level, aliases, a part of it.
+WHOLE_CONNECTIONS = {
+    "reordered": "edges { node { id name } cursor __typename } pageInfo { __typename endCursor startCursor "
+    "hasPreviousPage hasNextPage } __typename totalCount",
+    "aliased": "count: totalCount info: pageInfo { more: hasNextPage last: endCursor first: startCursor } "
+    "items: edges { at: cursor tool: node { id } }",
+    "edges only": "edges { node { id type } }",
+    "cursors only": "pageInfo { endCursor hasNextPage } edges { cursor node { __typename id } }",
+}
+#: Selections that are not written whole (the nodes still are): a fragment, a directive.
+NOT_WHOLE = {
+    "fragment": "...on ToolConnection { totalCount } pageInfo { hasNextPage endCursor } edges { node { id } }",
+    "directive": "totalCount @include(if: true) pageInfo { hasNextPage endCursor } edges { node { id } }",
+}
+
+
+async def answer_in_order(client: httpx.AsyncClient, key: str, query: str, variables: dict[str, Any]) -> Any:
+    """The body with every object as a list of (key, value) pairs: the order of the keys counts."""
+    response = await client.post(
+        "/graphql", json={"query": query, "variables": variables}, headers={"Authorization": f"Bearer {key}"}
+    )
+    assert response.status_code == 200, response.text
+    return json.loads(response.text, object_pairs_hook=list)
+
+
+async def test_whole_connections_are_written_in_the_order_graphql_core_answers(
+    session_factory: SessionFactory,
+    keys: Keys,
+    fast_client: httpx.AsyncClient,
+    plain_client: httpx.AsyncClient,
+    rendered_pages: RenderedPages,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    written: list[str] = []
+    original = rendering.connection_json
+
+    def spy(*args: Any) -> str:
+        text = original(*args)
+        written.append(text)
+        return text
+
+    monkeypatch.setattr(rendering, "connection_json", spy)
+    spaces = await mixed_catalog(session_factory)
+    viewers = {"admin": await keys.admin(), "alpha member": await keys.for_space(spaces["alpha"], Role.MEMBER)}
+    for name, selection in {**WHOLE_CONNECTIONS, **NOT_WHOLE}.items():
+        tools = f"query Whole($first: Int!, $after: String) {{ tools(first: $first, after: $after) {{ {selection} }} }}"
+        visible = (
+            "query Visible($space: ID!, $first: Int!, $after: String) { space(id: $space) { "
+            f"visibleTools(first: $first, after: $after) {{ {selection} }} }} }}"
+        )
+        for viewer, key in viewers.items():
+            for first in (0, 2, 100):
+                cases: list[tuple[str, dict[str, Any]]] = [(tools, {"first": first, "after": None})]
+                cases.append((visible, {"space": spaces["alpha"], "first": first, "after": None}))
+                # A page after the first, and one after the last tool (empty, no cursors).
+                for after in ("builtin_", "~"):
+                    cases.append((tools, {"first": first, "after": encode_cursor(after)}))
+                for query, variables in cases:
+                    before = len(written)
+                    fast = await answer_in_order(fast_client, key, query, variables)
+                    assert fast == await answer_in_order(plain_client, key, query, variables), (name, viewer, variables)
+                    assert "errors" not in dict(fast), fast
+                    if name in WHOLE_CONNECTIONS and rendered_pages.sqlite:
+                        assert len(written) == before + 1, (name, viewer, variables)
+                    else:
+                        assert len(written) == before, (name, viewer, variables)
+    assert rendered_pages.answers == rendered_pages.on_sqlite([True] * len(rendered_pages.answers))
