@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -20,6 +22,7 @@ from websockets.asyncio.client import connect
 
 from app import jsoncodec
 from app.config import Settings
+from app.db import SQLITE_BUSY_TIMEOUT_MS
 from app.main import create_app
 from app.principal import Role
 from app.tools import repository
@@ -52,6 +55,9 @@ ALIASED = (
 )
 
 
+Answer = TypeVar("Answer")
+
+
 class RenderedPages:
     """What each call of ``list_rendered_tool_page`` answered: a page written by the database, or
     None. On PostgreSQL no listing asks (its pages are read the ordinary way)."""
@@ -60,7 +66,7 @@ class RenderedPages:
         self.sqlite = sqlite
         self.answers: list[bool] = []
 
-    def on_sqlite(self, answers: list[bool]) -> list[bool]:
+    def on_sqlite(self, answers: list[Answer]) -> list[Answer]:
         """``answers`` on SQLite; none on PostgreSQL."""
         return answers if self.sqlite else []
 
@@ -381,3 +387,67 @@ async def test_whole_connections_are_written_in_the_order_graphql_core_answers(
                     else:
                         assert len(written) == before, (name, viewer, variables)
     assert rendered_pages.answers == rendered_pages.on_sqlite([True] * len(rendered_pages.answers))
+
+
+async def test_a_page_past_its_time_on_the_event_loop_is_read_on_the_drivers_thread(
+    session_factory: SessionFactory,
+    keys: Keys,
+    fast_client: httpx.AsyncClient,
+    plain_client: httpx.AsyncClient,
+    rendered_pages: RenderedPages,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The loop is held no longer than the bound; past it the statement is stopped and the page
+    read on aiosqlite's thread, written by the database all the same."""
+    outcomes: list[str] = []
+    original = repository._read_on_the_loop
+
+    def spy(*args: Any) -> Any:
+        try:
+            rows = original(*args)
+        except sqlite3.OperationalError as error:
+            outcomes.append(str(error))
+            raise
+        outcomes.append("read")
+        return rows
+
+    monkeypatch.setattr(repository, "_read_on_the_loop", spy)
+    await mixed_catalog(session_factory)
+    await insert_rows(session_factory, tools=[custom_tool_row(f"slow_{number:03d}") for number in range(120)])
+    admin = await keys.admin()
+    monkeypatch.setattr(repository, "ON_LOOP_BUDGET_S", 60.0)  # however busy the machine
+    on_the_loop = await listing(fast_client, admin, FULL_PAGES, {"first": 100, "filter": None})
+    assert outcomes == rendered_pages.on_sqlite(["read"] * len(on_the_loop))
+    monkeypatch.setattr(repository, "ON_LOOP_BUDGET_S", 0.0)
+    on_the_thread = await listing(fast_client, admin, FULL_PAGES, {"first": 100, "filter": None})
+    assert (
+        on_the_thread == on_the_loop == await listing(plain_client, admin, FULL_PAGES, {"first": 100, "filter": None})
+    )
+    assert outcomes[len(on_the_loop) :] == rendered_pages.on_sqlite(["interrupted"] * len(on_the_thread))
+    assert rendered_pages.answers == rendered_pages.on_sqlite([True] * (len(on_the_loop) + len(on_the_thread)))
+
+
+def test_a_statement_on_the_event_loop_is_bounded_and_never_waits_for_a_lock(tmp_path: Path) -> None:
+    """Real SQLite: a statement past the bound is stopped; a lock another connection holds is not
+    waited for (a database left in rollback-journal mode, where a writer locks readers out); the
+    connection's progress handler and busy timeout are as they were afterwards."""
+    path = tmp_path / "bounded.db"
+    database = sqlite3.connect(path, isolation_level=None)
+    database.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+    database.execute("CREATE TABLE item (n INTEGER)")
+    long_count = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT count(*) FROM n"
+    with pytest.raises(sqlite3.OperationalError, match="interrupted"):
+        repository._read_on_the_loop(database, long_count, [10**9])
+    assert repository._read_on_the_loop(database, long_count, [1000]) == [(1000,)]
+    assert database.execute(long_count, [200_000]).fetchall() == [(200_000,)]  # no handler left behind
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            repository._read_on_the_loop(database, "SELECT count(*) FROM item", [])
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert database.execute("PRAGMA busy_timeout").fetchall() == [(SQLITE_BUSY_TIMEOUT_MS,)]
+    assert repository._read_on_the_loop(database, "SELECT count(*) FROM item", []) == [(0,)]
+    database.close()
