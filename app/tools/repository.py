@@ -471,10 +471,13 @@ class _DriverSql:
             return None
 
 
-#: Longest a rendered page's statement runs on the event loop (a page of 100 ordinary tools takes
-#: 1-2 ms of SQLite's time) before it is stopped and read on the driver's thread instead.
+#: Most CPU time a rendered page's statement takes on the event loop (a page of 100 ordinary tools
+#: takes 1-2 ms) before it is stopped and read on the driver's thread instead. CPU time, not wall
+#: time: a process the machine makes wait is not stopped for it (the work would be done twice).
 ON_LOOP_BUDGET_S = 0.004
-_PROGRESS_STEPS = 1000  # SQLite's virtual-machine steps between two looks at the clock
+#: SQLite's virtual-machine steps between two looks at the clock (about 0.15 ms of a page's work;
+#: a look costs about 2 us).
+_PROGRESS_STEPS = 5000
 
 
 def _sqlite_connection(driver: Any) -> sqlite3.Connection | None:
@@ -491,12 +494,12 @@ def _read_on_the_loop(database: sqlite3.Connection, text: str, values: list[Any]
 
     A page's statement is a few ms of SQLite's time at most; a hand-off to the driver's thread
     and back (and the caches the other core does not have warm) cost a page about as much again.
-    The event loop is held no longer than :data:`ON_LOOP_BUDGET_S` (SQLite's progress handler
-    stops the statement past it: ``interrupted``) and never waits for a lock (``busy_timeout``
+    The event loop does no more than :data:`ON_LOOP_BUDGET_S` of this work (SQLite's progress
+    handler stops the statement past it: ``interrupted``) and never waits for a lock (``busy_timeout``
     0 meanwhile: ``database is locked``); either raises, and the caller reads on the thread.
     The connection is this session's own, checked out of the pool, and its thread is idle."""
-    deadline = time.perf_counter() + ON_LOOP_BUDGET_S
-    database.set_progress_handler(lambda: time.perf_counter() > deadline, _PROGRESS_STEPS)
+    deadline = time.thread_time() + ON_LOOP_BUDGET_S
+    database.set_progress_handler(lambda: time.thread_time() > deadline, _PROGRESS_STEPS)
     try:
         database.execute("PRAGMA busy_timeout = 0")
         try:
