@@ -30,6 +30,10 @@ class Settings(BaseSettings):
     # Set by `quiver serve --workers N` (N > 1) without Redis, for its workers: the supervisor's
     # event broker (app.events.local_broker) on a Unix socket, which carries what Redis would.
     event_broker_url: str | None = None
+    # The event bus PINGs its listening connection this often and ends it (as a reset one) when
+    # the answer does not come within the command time-out: a black-holed connection (packets
+    # dropped, no reset) is noticed instead of listening to nothing for ever (app.events.redis_bus).
+    event_bus_ping_s: float = Field(default=5.0, ge=0.1, le=3600)
 
     skill_prompt_max_chars: int = 2000
     # Skills: an agent with more bound skills than this gets only the best matches for

@@ -576,7 +576,11 @@ def build_services(settings: Settings) -> Services:
     # Without Redis, the workers of one `quiver serve --workers N` share their supervisor's broker instead.
     events_url = settings.redis_url or settings.event_broker_url
     redis_link = RedisLink(events_url) if events_url else None
-    bus: EventBus = RedisEventBus(redis_link.url, link=redis_link) if redis_link else InProcessEventBus()
+    bus: EventBus = (
+        RedisEventBus(redis_link.url, link=redis_link, ping_interval_s=settings.event_bus_ping_s)
+        if redis_link
+        else InProcessEventBus()
+    )
     builtins = BuiltinExecutor()
     # One live MCP session per server, reused by every call and by discovery.
     mcp_pool = McpSessionPool(secret_box, egress)

@@ -1,6 +1,8 @@
 """Two `quiver serve` replicas (PostgreSQL) on the shared Redis (a database of this test's own):
 the caller reaches Redis directly, the subscriber's replica through a TCP proxy that the test
-cuts (its connections reset, new ones refused: Redis restarting, a proxy dropping the link).
+cuts (its connections reset, new ones refused: Redis restarting, a proxy dropping the link), or
+black-holes (no byte passes either way and nothing is reset: a NAT or firewall dropping the flow;
+the idle replica learns of it only by the PING it sends on its listening connection).
 
 The caller's calls go on reaching Redis while the subscriber's replica hears nothing, so its
 `toolCalls` subscriber missed them: it is told (`EVENTS_MISSED`), not left silent. While cut
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
 import websockets
 from cryptography.fernet import Fernet
 from websockets.asyncio.client import ClientConnection
@@ -38,7 +41,10 @@ DATABASE = 12
 WAIT_S = 60.0
 
 
-def test_a_subscriber_whose_replica_is_cut_off_from_redis_is_told_and_can_follow_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("outage", ["cut", "black_hole"])
+def test_a_subscriber_whose_replica_is_cut_off_from_redis_is_told_and_can_follow_again(
+    tmp_path: Path, outage: str
+) -> None:
     redis = urlsplit(asyncio.run(require_redis()))
     with postgres_database() as database_url, tcp_proxy(redis.port or 6379, redis.hostname or "127.0.0.1") as proxy:
         env = {
@@ -56,9 +62,10 @@ def test_a_subscriber_whose_replica_is_cut_off_from_redis_is_told_and_can_follow
         try:
             processes.append(_serve(caller_port, {**env, "QUIVER_REDIS_URL": direct}, caller_log))
             _wait_healthy(caller_port, processes[0], caller_log, timeout_s=240)
-            processes.append(_serve(subscriber_port, {**env, "QUIVER_REDIS_URL": cut_off}, subscriber_log))
+            subscriber_env = {**env, "QUIVER_REDIS_URL": cut_off, "QUIVER_EVENT_BUS_PING_S": "0.5"}
+            processes.append(_serve(subscriber_port, subscriber_env, subscriber_log))
             _wait_healthy(subscriber_port, processes[1], subscriber_log, timeout_s=240)
-            asyncio.run(_cut_under_a_subscriber(caller_port, subscriber_port, proxy))
+            asyncio.run(_cut_under_a_subscriber(caller_port, subscriber_port, proxy, outage))
         finally:
             proxy.restore()
             for process in processes:
@@ -115,13 +122,18 @@ def _codes(payload: dict[str, Any]) -> list[str]:
     return [error["extensions"]["code"] for error in payload["errors"]]
 
 
-async def _cut_under_a_subscriber(caller: int, subscriber: int, proxy: TcpProxy) -> None:
+async def _cut_under_a_subscriber(caller: int, subscriber: int, proxy: TcpProxy, outage: str) -> None:
     async with _subscription(subscriber) as socket:
         assert await _until_heard(caller, socket) is None  # live across the replicas
-        proxy.cut()
+        if outage == "cut":
+            proxy.cut()
+        else:
+            proxy.pause()
         missed = [await _call(caller, f"{number} * 3") for number in range(3)]
-        # The subscriber's replica answers without Redis, its own calls too.
-        await _call(subscriber, "2 * 21")
+        if outage == "cut":
+            # The subscriber's replica answers without Redis, its own calls too. (Not yet when
+            # black-holed: its call would find Redis silent; the replica must notice while idle.)
+            await _call(subscriber, "2 * 21")
         while True:
             message = await _message(socket)
             assert message["type"] == "next", message
@@ -132,6 +144,8 @@ async def _cut_under_a_subscriber(caller: int, subscriber: int, proxy: TcpProxy)
         assert _codes(message["payload"]) == ["EVENTS_MISSED"], message
         assert "toolCalls query" in message["payload"]["errors"][0]["message"]
         assert (await _message(socket))["type"] == "complete"
+    if outage == "black_hole":
+        await _call(subscriber, "2 * 21")
 
     # Cut off: a new subscription would miss the caller's calls, so it is refused and says why.
     async with _subscription(subscriber) as socket:

@@ -20,7 +20,12 @@ command on the link failed: it may be half-dead) every strict subscriber (see
 once, and a strict subscription is refused (``EventBusUnavailableError``) until the bus
 listens again; the bus reconnects (the link probes Redis, backing off) and subscribes
 again, and tells its ``on_reconnect`` listeners. The listening connection never reconnects
-on its own (redis-py's retry would subscribe again silently, the gap unseen). A gap seen in
+on its own (redis-py's retry would subscribe again silently, the gap unseen). A connection
+that goes silent without being reset (a black hole: a NAT or firewall dropping the flow's
+packets) raises nothing, so the reading task PINGs it every ``ping_interval_s`` (one PING per
+process, whatever the number of subscribers; Redis answers a PING while subscribed) and takes
+it as lost, exactly as a reset one, when no PONG came within ``COMMAND_TIMEOUT_S``: a
+black-holed connection is noticed within ``ping_interval_s + COMMAND_TIMEOUT_S``. A gap seen in
 what one process sent on a topic (each message carries the sequence number of that process's
 previous message on its topic: an outbox that overflowed, a message lost on the way) ends the
 topic's strict subscribers the same way.
@@ -71,6 +76,11 @@ SEEN_ORIGINS = 256
 #: Topics whose last sequence number this process remembers for the next message it sends
 #: there (past it the least recent is forgotten: its next message cannot be checked for a gap).
 PREVIOUS_TOPICS = 4096
+#: How often the listening connection is PINGed (``QUIVER_EVENT_BUS_PING_S``); its PONG is due
+#: within ``COMMAND_TIMEOUT_S``.
+PING_INTERVAL_S = 5.0
+#: The PING's argument, echoed in the PONG.
+PING_MESSAGE = "quiver-event-bus"
 
 #: Why strict subscribers were ended (the GraphQL error says "Events of other replicas were missed: <why>").
 LOST_CONNECTION = "this replica lost its connection to the event bus (Redis)"
@@ -91,8 +101,9 @@ BUFFERED = Gauge("quiver_events_buffered", "Events waiting for Redis in the outb
 
 
 class RedisEventBus:
-    def __init__(self, url: str, *, link: RedisLink | None = None) -> None:
+    def __init__(self, url: str, *, link: RedisLink | None = None, ping_interval_s: float = PING_INTERVAL_S) -> None:
         self.link = link or RedisLink(url)
+        self.ping_interval_s = ping_interval_s
         self._owns_link = link is None
         self._client = self.link.client
         # The listening connection's own client, without redis-py's retry: it would reconnect and
@@ -108,6 +119,10 @@ class RedisEventBus:
         self._pubsub: PubSub | None = None
         self._pubsub_generation = 0
         self._lost_subscription = False
+        # The listening connection's heartbeat (loop time): when its next PING is due, and when the
+        # PONG of the one sent is (None: no PING waiting for its PONG).
+        self._ping_due = 0.0
+        self._pong_due: float | None = None
         self._wanted = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
         self._outbox: deque[tuple[int, str, str]] = deque()
@@ -258,6 +273,8 @@ class RedisEventBus:
             raise
         self._pubsub = pubsub
         self._pubsub_generation = self.link.generation
+        self._ping_due = asyncio.get_running_loop().time() + self.ping_interval_s
+        self._pong_due = None
 
     async def _drop_pubsub(self) -> None:
         pubsub, self._pubsub = self._pubsub, None
@@ -286,7 +303,8 @@ class RedisEventBus:
                 await self._resubscribe()
                 continue
             try:
-                message = await pubsub.get_message(timeout=1.0)
+                await self._heartbeat(pubsub)
+                message = await pubsub.get_message(timeout=self._read_timeout())
             except REDIS_ERRORS as error:
                 self.link.failed("event bus subscription", error)
                 message = None
@@ -304,8 +322,36 @@ class RedisEventBus:
                     if self._pubsub is pubsub:
                         await self._drop_pubsub()
                 continue
-            if message is not None:
-                self._deliver(message)
+            if message is None:
+                continue
+            if message.get("type") == "pong":
+                self._pong_due = None
+                self._ping_due = asyncio.get_running_loop().time() + self.ping_interval_s
+                continue
+            self._deliver(message)
+
+    async def _heartbeat(self, pubsub: PubSub) -> None:
+        """PING the listening connection when due; raises when the last PING's PONG is overdue.
+
+        A connection black-holed on the way (packets dropped, no reset) fails no read and no
+        write: only the missing answer shows it is gone.
+        """
+        now = asyncio.get_running_loop().time()
+        if self._pong_due is not None:
+            if now >= self._pong_due:
+                raise redis.TimeoutError(
+                    f"no answer to a PING on the listening connection within {COMMAND_TIMEOUT_S:g} s"
+                )
+            return
+        if now >= self._ping_due:
+            self._pong_due = now + COMMAND_TIMEOUT_S
+            async with asyncio.timeout(COMMAND_TIMEOUT_S):
+                await pubsub.ping(PING_MESSAGE)
+
+    def _read_timeout(self) -> float:
+        """How long a read may wait: until the heartbeat's next deadline, 1 s at most."""
+        due = self._pong_due if self._pong_due is not None else self._ping_due
+        return max(0.0, min(1.0, due - asyncio.get_running_loop().time()))
 
     async def _resubscribe(self) -> None:
         if not self._channels:

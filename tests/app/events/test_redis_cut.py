@@ -133,3 +133,44 @@ class TestACutRedisConnection:
             finally:
                 await publisher.close()
                 await listener.close()
+
+
+class TestABlackHoledRedisConnection:
+    """The proxy passes no byte either way but keeps every connection open (``pause()``: a NAT or
+    firewall dropping the flow's packets, no reset): nothing fails on the listening connection,
+    only the PING the bus sends on it goes unanswered."""
+
+    async def test_strict_subscribers_are_told_then_hear_the_others_again(self) -> None:
+        host, port = await _redis()
+        topic = f"hole-{secrets.token_hex(3)}"
+        with tcp_proxy(port, host) as proxy:
+            publisher = RedisEventBus(_url(port))
+            listener = RedisEventBus(_url(proxy.port), ping_interval_s=0.2)
+            try:
+                async with listener.subscribe(topic, strict=True) as strict:
+                    await _live(publisher, topic, strict)
+                    # Answered PINGs end nothing: still live after several of them.
+                    await asyncio.sleep(1.0)
+                    await _live(publisher, topic, strict)
+                    assert listener.hears_others()
+
+                    proxy.pause()
+                    await publisher.publish(topic, {"n": "published while the listener was black-holed"})
+                    with pytest.raises(EventsMissedError, match="lost its connection"):
+                        while True:
+                            await _next(strict)
+                    assert listener.link.reason is not None and "PING" in listener.link.reason
+                    # Not listening: a strict subscription would miss the others' events, so it is refused.
+                    with pytest.raises(EventBusUnavailableError):
+                        async with listener.subscribe(topic, strict=True):
+                            pass
+                    assert not listener.hears_others()
+
+                    proxy.restore()
+                    await _until(listener.hears_others)
+                    async with listener.subscribe(topic, strict=True) as again:
+                        await _live(publisher, topic, again)
+            finally:
+                proxy.restore()
+                await publisher.close()
+                await listener.close()
