@@ -229,14 +229,16 @@ def _json_string(value: str) -> str:
 def connection_json(plan: Plan, total: int | None, page: Page[str], cursors: list[str], nodes: list[str]) -> str:
     """The connection of ``plan`` as JSON text, in the selection's order, each value as
     graphql-core writes it, the nodes as the database wrote them. ``cursors``: each node's
-    (url-safe base64, which JSON holds as it is)."""
-    parts: list[str] = []
-    for key, name, nested in plan:
+    (url-safe base64, which JSON holds as it is). Written as pieces joined once (a page is about
+    100 KB: each concatenation of the whole would copy it again)."""
+    pieces: list[str] = []
+    for index, (key, name, nested) in enumerate(plan):
+        pieces.append(("{" if index == 0 else ",") + _json_string(key) + ":")
         if name == "__typename":
-            value = _json_string(nested)
+            pieces.append(_json_string(nested))
         elif name == "totalCount":
             assert total is not None  # counted whenever totalCount is selected
-            value = str(total)
+            pieces.append(str(total))
         elif name == "pageInfo":
             values = {
                 "hasNextPage": "true" if page.has_next_page else "false",
@@ -244,32 +246,39 @@ def connection_json(plan: Plan, total: int | None, page: Page[str], cursors: lis
                 "startCursor": f'"{cursors[0]}"' if cursors else "null",
                 "endCursor": f'"{cursors[-1]}"' if cursors else "null",
             }
-            value = (
+            pieces.append(
                 "{"
                 + ",".join(
-                    f"{_json_string(inner_key)}:{_json_string(typename) if inner_name == '__typename' else values[inner_name]}"
+                    _json_string(inner_key)
+                    + ":"
+                    + (_json_string(typename) if inner_name == "__typename" else values[inner_name])
                     for inner_key, inner_name, typename in nested
                 )
                 + "}"
             )
-        else:  # edges: one template, filled per edge (its braces doubled; the values go in as they are)
-            slots = {"cursor": '"{0}"', "node": "{1}"}
-            template = (
-                "{{"
-                + ",".join(
-                    f"{_json_string(inner_key)}:"
-                    + (
-                        slots[inner_name]
-                        if inner_name in slots
-                        else _json_string(typename).replace("{", "{{").replace("}", "}}")
-                    )
-                    for inner_key, inner_name, typename in nested
-                )
-                + "}}"
-            )
-            value = "[" + ",".join(map(template.format, cursors, nodes)) + "]"
-        parts.append(f"{_json_string(key)}:{value}")
-    return "{" + ",".join(parts) + "}"
+        else:  # edges: the text between the values, made once; each edge's cursor and node between them
+            between: list[str] = []
+            slots: list[int] = []  # 0: the cursor, 1: the node
+            text = "{"
+            for inner_index, (inner_key, inner_name, typename) in enumerate(nested):
+                text += ("" if inner_index == 0 else ",") + _json_string(inner_key) + ":"
+                if inner_name == "__typename":
+                    text += _json_string(typename)
+                else:
+                    between.append(text + ('"' if inner_name == "cursor" else ""))
+                    slots.append(0 if inner_name == "cursor" else 1)
+                    text = '"' if inner_name == "cursor" else ""
+            between.append(text + "}")
+            pieces.append("[")
+            for edge, (cursor, node) in enumerate(zip(cursors, nodes, strict=True)):
+                values = (cursor, node)
+                pieces.append(between[0] if edge == 0 else "," + between[0])
+                for slot, after in zip(slots, between[1:], strict=True):
+                    pieces.append(values[slot])
+                    pieces.append(after)
+            pieces.append("]")
+    pieces.append("}")
+    return "".join(pieces)
 
 
 def _node_plan(node: FieldNode) -> Plan | None:
