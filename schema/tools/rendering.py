@@ -271,10 +271,10 @@ def connection_json(plan: Plan, total: int | None, page: Page[str], cursors: lis
             between.append(text + "}")
             pieces.append("[")
             for edge, (cursor, node) in enumerate(zip(cursors, nodes, strict=True)):
-                values = (cursor, node)
+                edge_values = (cursor, node)
                 pieces.append(between[0] if edge == 0 else "," + between[0])
                 for slot, after in zip(slots, between[1:], strict=True):
-                    pieces.append(values[slot])
+                    pieces.append(edge_values[slot])
                     pieces.append(after)
             pieces.append("]")
     pieces.append("}")
