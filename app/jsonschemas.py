@@ -19,7 +19,10 @@ ever retrieving anything or backtracking.
   schema can ask for exponential work (``anyOf`` of two references to the next level, 18
   levels: 96 s of the event loop for one 3-character argument), and patterns times keys or
   an enum times items is quadratic. ``uniqueItems`` hashes each item once instead of
-  jsonschema's comparison of every pair (2,000 objects: 7.6 s).
+  jsonschema's comparison of every pair (2,000 objects: 7.6 s). An error is charged for its
+  message too (one step per ``MESSAGE_CHARS_PER_STEP`` characters): jsonschema writes the
+  value into it (``repr``), so 1,000 ``type`` errors on one 680 KB value took 13 s within
+  2,000 steps.
 - Compiling is bounded too, before it starts: a schema with more than
   ``MAX_SCHEMA_PATTERNS`` distinct patterns, or more than ``MAX_PATTERN_CHARS`` characters
   of them, is refused before any is compiled (2,000 patterns held the event loop about 1 s),
@@ -37,21 +40,23 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import re2
 from jsonschema import Draft202012Validator, ValidationError
-from jsonschema.exceptions import SchemaError
+from jsonschema.exceptions import SchemaError, best_match
 from jsonschema.protocols import Validator
 from jsonschema.validators import extend
 from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
+
+T = TypeVar("T")
 
 #: Keywords whose value is one subschema applied to the same instance.
 _IN_PLACE_ONE: tuple[str, ...] = ("not", "if", "then", "else")
@@ -83,6 +88,9 @@ MAX_VALIDATION_STEPS = 100_000
 #: again on a worker thread (``checked``), where the interpreter lets the loop in every few
 #: milliseconds instead of holding it for the whole check (100,000 steps: 1-2 s).
 ON_LOOP_STEPS = 2_000
+#: Characters of an error's message charged as one step (writing them takes about as long as
+#: a step): jsonschema writes the value an error is about into its message.
+MESSAGE_CHARS_PER_STEP = 1_000
 #: Most subschemas one schema may apply to one value in place (along every path of allOf,
 #: anyOf, oneOf, not, if / then / else, dependentSchemas and references): real schemas apply
 #: tens; ``anyOf`` of two references to the next level applies 2^depth.
@@ -262,19 +270,31 @@ def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> It
         seen.add(key)
 
 
+def _charging_messages(errors: Iterable[ValidationError]) -> Iterator[ValidationError]:
+    """``errors``, each charged once (where it is first seen) for its message's length."""
+    for error in errors:
+        if not error.__dict__.get("_charged"):
+            error.__dict__["_charged"] = True
+            _spend(len(error.message) // MESSAGE_CHARS_PER_STEP)
+        yield error
+
+
 def _counted(keyword: str, check: Callable[..., Any]) -> Callable[..., Any]:
-    """``check`` charged one step per application; ``enum`` also one per member compared."""
+    """``check`` charged one step per application (``enum`` also one per member compared) and
+    for the messages of the errors it finds (``_charging_messages``)."""
     if keyword == "enum":
 
         def run_enum(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
             _spend(1 + (len(value) if isinstance(value, list) else 0))
-            return check(validator, value, instance, schema)
+            errors = check(validator, value, instance, schema)
+            return None if errors is None else _charging_messages(errors)
 
         return run_enum
 
     def run(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
         _spend(1)
-        return check(validator, value, instance, schema)
+        errors = check(validator, value, instance, schema)
+        return None if errors is None else _charging_messages(errors)
 
     return run
 
@@ -327,20 +347,54 @@ def schema_errors(validator: Validator, instance: Any, limit: int = MAX_VALIDATI
         _budget.reset(token)
 
 
+def _best_error(validator: Validator, instance: Any, limit: int) -> ValidationError | None:
+    errors = schema_errors(validator, instance, limit)
+    # Bounded by the errors, which the steps bound; done where the check ran.
+    return best_match(errors) if errors else None
+
+
 async def checked(validator: Validator, instance: Any, limit: int = MAX_VALIDATION_STEPS) -> list[ValidationError]:
     """``schema_errors`` as a coroutine: on the event loop when it takes at most
     ``ON_LOOP_STEPS`` steps (nearly every call), else again from the start on the one worker
     thread for long checks, so one tenant's large or intricate arguments do not hold every
     other request up."""
+    errors: list[ValidationError] = await _bounded(schema_errors, validator, instance, limit)
+    return errors
+
+
+async def best_error(validator: Validator, instance: Any, limit: int = MAX_VALIDATION_STEPS) -> ValidationError | None:
+    """The error jsonschema's ``best_match`` picks among ``instance``'s errors (None when it is
+    valid), checked as ``checked`` does: a few milliseconds on the event loop at most, else on
+    the check thread; raises ``ValidationTooCostlyError`` past ``limit`` steps."""
+    found: ValidationError | None = await _bounded(_best_error, validator, instance, limit)
+    return found
+
+
+async def _bounded(check: Callable[[Validator, Any, int], T], validator: Validator, instance: Any, limit: int) -> T:
     try:
-        return schema_errors(validator, instance, min(limit, ON_LOOP_STEPS))
+        return check(validator, instance, min(limit, ON_LOOP_STEPS))
     except ValidationTooCostlyError:
         if limit <= ON_LOOP_STEPS:
             raise
-    errors: list[ValidationError] = await asyncio.get_running_loop().run_in_executor(
-        _CHECKS, _paced, schema_errors, validator, instance, limit
-    )
-    return errors
+    return await asyncio.get_running_loop().run_in_executor(_CHECKS, _paced, _aside, check, validator, instance, limit)
+
+
+#: Checks running on the check thread now; written by that thread only.
+_long_checks = 0
+
+
+def _aside(check: Callable[[Validator, Any, int], T], validator: Validator, instance: Any, limit: int) -> T:
+    global _long_checks
+    _long_checks += 1
+    try:
+        return check(validator, instance, limit)
+    finally:
+        _long_checks -= 1
+
+
+def long_checks_running() -> int:
+    """Checks running on the check thread now (0 or 1): tests watch a long check there."""
+    return _long_checks
 
 
 #: One thread for the long checks: each more running at once would take the interpreter from

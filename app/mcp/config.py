@@ -15,6 +15,12 @@ CONNECTION_LOST = "CONNECTION_LOST"
 TIMED_OUT = "TIMED_OUT"
 REJECTED = "REJECTED"
 BAD_RESULT = "BAD_RESULT"
+RESULT_TOO_COSTLY = "RESULT_TOO_COSTLY"
+TOO_LARGE = "TOO_LARGE"
+
+#: The largest answer (one SSE event of a streamable HTTP session) read from an MCP server: a
+#: CUSTOM tool's response is bounded the same (app.gateway.executors.http.MAX_RESPONSE_BYTES).
+MAX_ANSWER_BYTES = 1024 * 1024
 
 
 class McpCallError(Exception):
@@ -22,8 +28,11 @@ class McpCallError(Exception):
 
     ``kind`` is one of EGRESS, UNREACHABLE (no session could be made), CONNECTION_LOST
     (the connection broke or the server died mid-request), TIMED_OUT, REJECTED (a
-    JSON-RPC error answer; the server message is in ``server_message``) or BAD_RESULT
-    (an answer the protocol or the tool's output schema does not allow).
+    JSON-RPC error answer; the server message is in ``server_message``), BAD_RESULT
+    (an answer the protocol or the tool's output schema does not allow), RESULT_TOO_COSTLY
+    (a structured result that takes more work to check against the output schema than a
+    check may take; the detail is ``{"steps": limit}``) or TOO_LARGE (an answer larger than
+    ``MAX_ANSWER_BYTES``).
     ``detail`` is for developers and never holds credentials.
     """
 

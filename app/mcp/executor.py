@@ -18,6 +18,7 @@ from app.gateway.envelope import (
     EGRESS_DENIED,
     EXTERNAL_API_TIMEOUT,
     MCP_ERROR,
+    RESPONSE_TOO_LARGE,
     TOOL_NOT_AVAILABLE,
     ToolFailure,
 )
@@ -29,7 +30,9 @@ from app.mcp.config import (
     EGRESS,
     MAX_DETAIL_CHARS,
     REJECTED,
+    RESULT_TOO_COSTLY,
     TIMED_OUT,
+    TOO_LARGE,
     UNREACHABLE,
     McpCallError,
     McpServerConfig,
@@ -72,6 +75,11 @@ _FAILURES: dict[str, tuple[str, str]] = {
     CONNECTION_LOST: (MCP_ERROR, "The MCP server failed before answering; the tool may or may not have run."),
     TIMED_OUT: (EXTERNAL_API_TIMEOUT, "The MCP server did not answer in time."),
     BAD_RESULT: (MCP_ERROR, "The MCP server failed: its answer could not be used."),
+    RESULT_TOO_COSTLY: (
+        MCP_ERROR,
+        "The MCP server failed: its result takes too much work to check against the tool's output schema.",
+    ),
+    TOO_LARGE: (RESPONSE_TOO_LARGE, "The MCP server's answer is larger than the platform accepts."),
 }
 
 

@@ -25,6 +25,7 @@ import asyncio
 import contextvars
 import functools
 import logging
+import re
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -47,8 +48,10 @@ from app.mcp.config import (
     BAD_RESULT,
     CONNECTION_LOST,
     EGRESS,
+    MAX_ANSWER_BYTES,
     REJECTED,
     TIMED_OUT,
+    TOO_LARGE,
     UNREACHABLE,
     McpCallError,
     McpServerConfig,
@@ -71,6 +74,9 @@ CONNECT_TIMEOUT_S = 30.0
 SSE_READ_TIMEOUT_S = 300.0
 #: A hard bound around a request, beyond the SDK's own read timeout.
 SAFETY_MARGIN_S = 0.5
+#: How the SDK reports an answer's SSE event larger than ``max_sse_event_size`` (httpx2's SSEError,
+#: as the request's CONNECTION_CLOSED error).
+_ANSWER_TOO_LARGE = re.compile(r"SSE stream failed: Server-sent event exceeded the \d+ byte limit")
 #: How long ``close()`` waits for holders to wind down before cancelling them.
 CLOSE_TIMEOUT_S = 10.0
 
@@ -195,6 +201,10 @@ class McpSessionPool:
             if error.code == REQUEST_TIMEOUT:
                 self._retire(connection)
                 raise McpCallError(TIMED_OUT, f"no answer within {remaining:.1f}s") from None
+            if error.code == CONNECTION_CLOSED and _ANSWER_TOO_LARGE.search(error.message):
+                # The SDK stopped reading the answer's SSE event at MAX_ANSWER_BYTES and gave up
+                # on the request; the session itself is fine.
+                raise McpCallError(TOO_LARGE, error.message) from None
             if error.code == CONNECTION_CLOSED:
                 self._retire(connection)
                 raise_if_not_made(connection)
@@ -319,7 +329,12 @@ class McpSessionPool:
         else:
             assert config.url is not None
             http_client = self._http_client(headers=connection.headers, connection=connection)
-            async with http_client, streamable_http_client(config.url, http_client=http_client) as streams:
+            async with (
+                http_client,
+                streamable_http_client(
+                    config.url, http_client=http_client, max_sse_event_size=MAX_ANSWER_BYTES
+                ) as streams,
+            ):
                 yield streams
 
     def _http_client(

@@ -7,8 +7,8 @@ session (broken, retired, refused by the egress policy) so the pool can say why 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
+import json
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
@@ -17,10 +17,21 @@ import anyio
 import mcp_types as types
 from mcp import ClientSession
 from mcp.shared.message import SessionMessage
+from referencing.exceptions import Unresolvable
 
 from app.egress import EgressDeniedError
-from app.jsonschemas import UnsafeSchemaError, compiled_validator, validator_for
-from app.mcp.config import BAD_RESULT, CONNECTION_LOST, EGRESS, UNREACHABLE, McpCallError, McpServerConfig
+from app.errors import echo
+from app.jsonschemas import UnsafeSchemaError, ValidationTooCostlyError, best_error, compiled_validator
+from app.mcp.config import (
+    BAD_RESULT,
+    CONNECTION_LOST,
+    EGRESS,
+    MAX_DETAIL_CHARS,
+    RESULT_TOO_COSTLY,
+    UNREACHABLE,
+    McpCallError,
+    McpServerConfig,
+)
 
 #: ``tools/list`` pages followed before giving up on a server that never ends.
 MAX_TOOL_PAGES = 500
@@ -78,25 +89,39 @@ class WatchedReadStream:
 
 class VettedClientSession(ClientSession):
     """The SDK checks a structured result against the outputSchema the server lists, with a
-    validator of its own whose ``pattern`` runs on Python's backtracking ``re``; a hostile
-    server could freeze the loop with it. Here that validator is the platform's: vetted,
-    no retrieval, patterns on RE2, compiled once per schema (see app.jsonschemas), off the
-    event loop: the schema a result is checked against is compiled on the compile thread
-    first, so the SDK's synchronous hook below finds it ready."""
+    validator of its own whose ``pattern`` runs on Python's backtracking ``re``, on the event
+    loop and without a bound on its work; a hostile server could freeze the loop with it (a
+    result a few levels deep against ``allOf`` of two references per level, patterns times
+    thousands of keys, a large value written into a thousand error messages). Here the check
+    is the platform's, as for a call's arguments (app.jsonschemas): vetted, no retrieval,
+    patterns on RE2, compiled once per schema on the compile thread, and the result checked
+    within ``MAX_VALIDATION_STEPS`` steps, a few milliseconds of them on the loop and the rest
+    on the check thread. Past the steps the call fails ``RESULT_TOO_COSTLY``. The answer is
+    otherwise the SDK's: the same error picked (``best_match``), the same failures."""
 
-    async def validate_tool_result(self, name: str, result: Any) -> None:
+    async def validate_tool_result(self, name: str, result: types.CallToolResult) -> None:
+        if name not in self._tool_output_schemas:
+            await self.list_tools()  # as the SDK does: the output schemas come with the listing
         output_schema = self._tool_output_schemas.get(name)
-        if isinstance(output_schema, dict):
-            with contextlib.suppress(UnsafeSchemaError):  # the hook below answers it as the SDK does
-                await compiled_validator(output_schema)
-        await super().validate_tool_result(name, result)
-
-    def _output_schema_validator(self, name: str, output_schema: dict[str, Any]) -> Any:
+        if output_schema is None:
+            return
+        if result.structured_content is None and "structured_content" not in result.model_fields_set:
+            raise RuntimeError(f"Tool {name} has an output schema but did not return structured content")
         try:
-            return validator_for(output_schema)
+            validator = await compiled_validator(output_schema)
+            error = await best_error(validator, result.structured_content)
         except UnsafeSchemaError as problem:
-            # The SDK turns this into the call's failure, as it does for a schema it cannot compile.
             raise RuntimeError(f"Invalid schema for tool {name}: {problem}") from None
+        except Unresolvable as problem:
+            raise RuntimeError(f"Invalid schema for tool {name}: {problem}") from None
+        except ValidationTooCostlyError as costly:
+            raise McpCallError(RESULT_TOO_COSTLY, json.dumps({"steps": costly.limit})) from None
+        if error is not None:
+            where = "/".join(str(part) for part in error.absolute_path)
+            raise RuntimeError(
+                f"Invalid structured content returned by tool {name}: {echo(error.message, MAX_DETAIL_CHARS)}"
+                + (f" (at /{where})" if where else "")
+            )
 
 
 class Connection:

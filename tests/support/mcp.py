@@ -19,6 +19,28 @@ from app.tools import repository
 from app.tools.models import McpServer, ToolDefinition
 
 LOOPBACK = {"127.0.0.1", "localhost"}
+#: An output schema applying itself twice at each level of the value (``allOf`` of two
+#: references to a level that descends): cheap to store, 2^depth work for a value ``depth``
+#: objects deep (``nested``); every level must be an object.
+DOUBLING: dict[str, Any] = {
+    "type": "object",
+    "$defs": {
+        "twice": {"allOf": [{"$ref": "#/$defs/level"}, {"$ref": "#/$defs/level"}]},
+        "level": {"type": "object", "properties": {"a": {"$ref": "#/$defs/twice"}}},
+    },
+    "$ref": "#/$defs/twice",
+}
+
+
+def nested(depth: int, bottom: Any = None) -> dict[str, Any]:
+    """``{"a": {"a": … {}}}``, ``depth`` levels of ``a`` (the last one ``bottom`` when given)."""
+    value: Any = {} if bottom is None else bottom
+    for _ in range(depth):
+        value = {"a": value}
+    result: dict[str, Any] = value
+    return result
+
+
 #: ``mcp-server-time`` from PyPI, run with this interpreter; UTC keeps its answers stable.
 TIME_SERVER_COMMAND = [sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"]
 

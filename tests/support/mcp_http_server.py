@@ -11,6 +11,8 @@ the server between two syncs by rewriting the file (no restart):
 - ``descriptions``: description overrides by tool name;
 - ``input_schemas``: input schema overrides by tool name;
 - ``output_schemas``: output schema overrides by tool name;
+- ``weather_result``: what ``weather`` answers as its structured content instead (a hostile
+  result, say);
 - ``extra``: how many filler tools (``extra_00`` …) to add;
 - ``writable``: names of tools whose ``readOnlyHint`` is dropped;
 - ``odd_name``: add ``files.read/v2``, a name models cannot take as is;
@@ -173,7 +175,7 @@ def build_server(state: State) -> Server[Any]:
             return types.CallToolResult(content=[types.TextContent(text="the widget is broken")], is_error=True)
         if params.name == "weather":
             city = str(arguments.get("city", "Paris"))
-            payload = {"city": city, "celsius": 21.5}
+            payload = state.read().get("weather_result", {"city": city, "celsius": 21.5})
             return types.CallToolResult(
                 content=[types.TextContent(text=json.dumps(payload))], structured_content=payload
             )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -13,16 +14,25 @@ import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app import jsonschemas
 from app.crypto import SecretBox
 from app.egress import EgressDeniedError, EgressPolicy
-from app.gateway.envelope import EGRESS_DENIED, EXTERNAL_API_TIMEOUT, MCP_ERROR, TOOL_NOT_AVAILABLE, ToolFailure
+from app.gateway.envelope import (
+    EGRESS_DENIED,
+    EXTERNAL_API_TIMEOUT,
+    MCP_ERROR,
+    RESPONSE_TOO_LARGE,
+    TOOL_NOT_AVAILABLE,
+    ToolFailure,
+)
+from app.mcp.config import MAX_ANSWER_BYTES
 from app.mcp.executor import McpExecutor
 from app.mcp.pool import McpSessionPool
 from app.mcp.service import McpServerInput, register_mcp_server
 from app.mcp.transport import DrainingStream, SessionTransport
 from app.principal import SYSTEM_PRINCIPAL
 from app.tools.service import AuthConfig
-from tests.support.mcp import add_server, invocation, mcp_tool, new_pool
+from tests.support.mcp import DOUBLING, add_server, invocation, mcp_tool, nested, new_pool
 from tests.support.processes import HttpMcpServer
 
 SessionFactory = async_sessionmaker[AsyncSession]
@@ -418,3 +428,70 @@ class TestOutputSchemas:
             server.set_state({})
 
         assert "does not point inside this schema" in (failure.error.detail or "") + failure.error.message
+
+    async def test_a_violating_result_fails_as_before_and_a_valid_one_passes(
+        self, executor: McpExecutor, server: HttpMcpServer, server_id: str
+    ) -> None:
+        """The check moved to the platform's bounded one: the same error picked, the same failure."""
+        server.set_state({"output_schemas": {"weather": DOUBLING}, "weather_result": {"a": {"a": {}}}})
+        weather = mcp_tool(server_id, "weather")
+
+        assert await executor.execute(invocation(weather, {})) == {"a": {"a": {}}}
+        server.set_state({"output_schemas": {"weather": DOUBLING}, "weather_result": {"a": {"a": 5}}})
+        failure = await failure_of(executor, server_id, "weather")
+        assert failure.error.code == MCP_ERROR
+        assert failure.error.message == "The MCP server failed: its answer could not be used."
+        assert (failure.error.detail or "").startswith(
+            "RuntimeError: Invalid structured content returned by tool weather: 5 is not of type 'object' (at /a/a)"
+        ), failure.error
+
+    @pytest.mark.parametrize(
+        ("output_schema", "result"),
+        [
+            # 2^17 subschemas applied to a value 17 objects deep (about 150 bytes).
+            (DOUBLING, nested(17)),
+            # Patterns times keys: 200 patterns searched in 1,000 keys.
+            (
+                {"type": "object", "patternProperties": {f"^p{index}$": {} for index in range(200)}},
+                {f"k{index}": 0 for index in range(1_000)},
+            ),
+            # anyOf's first 2,000 branches fail on a 200 KB value, written into each error's message.
+            (
+                {"type": "object", "anyOf": [*({"type": "array"} for _ in range(2_000)), {"type": "object"}]},
+                {f"k{index}": "x" * 40 for index in range(4_000)},
+            ),
+        ],
+        ids=["doubling", "patterns-times-keys", "large-value-in-every-message"],
+    )
+    async def test_a_result_taking_too_much_work_to_check_fails_with_a_stable_code(
+        self,
+        executor: McpExecutor,
+        server: HttpMcpServer,
+        server_id: str,
+        output_schema: dict[str, Any],
+        result: dict[str, Any],
+    ) -> None:
+        server.set_state({"output_schemas": {"weather": output_schema}, "weather_result": result})
+
+        failure = await failure_of(executor, server_id, "weather")
+
+        assert failure.error.code == MCP_ERROR
+        assert "too much work to check against the tool's output schema" in failure.error.message
+        assert json.loads(failure.error.detail or "") == {"steps": jsonschemas.MAX_VALIDATION_STEPS}
+        # The server is talking: its session is kept, and its next answer checked as ever.
+        server.set_state({"output_schemas": {"weather": output_schema}, "weather_result": {}})
+        assert await executor.execute(invocation(mcp_tool(server_id, "weather"), {})) == {}
+
+    async def test_a_result_larger_than_the_platform_accepts_fails_as_a_custom_tool_s_would(
+        self, executor: McpExecutor, server: HttpMcpServer, server_id: str
+    ) -> None:
+        """Read up to MAX_ANSWER_BYTES, as a CUSTOM tool's response; the session is kept."""
+        server.set_state({"weather_result": {"city": "x" * MAX_ANSWER_BYTES, "celsius": 1}})
+
+        failure = await failure_of(executor, server_id, "weather")
+
+        assert failure.error.code == RESPONSE_TOO_LARGE, failure.error
+        assert failure.error.message == "The MCP server's answer is larger than the platform accepts."
+        assert f"exceeded the {MAX_ANSWER_BYTES} byte limit" in (failure.error.detail or "")
+        server.set_state({"weather_result": {"city": "x" * (MAX_ANSWER_BYTES // 3), "celsius": 1}})
+        assert (await executor.execute(invocation(mcp_tool(server_id, "weather"), {})))["celsius"] == 1

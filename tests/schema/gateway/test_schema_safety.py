@@ -360,6 +360,17 @@ class TestValidationWork:
 
         too_much_work(await invoke(gql, space.id, tool["id"], {"a": [1_999] * 100}))
 
+    async def test_a_large_value_written_into_many_messages_stops_at_the_budget(
+        self, gql: GraphQLClient, keys: Keys
+    ) -> None:
+        """jsonschema writes the value into each error's message: anyOf's 2,000 failing branches
+        wrote a 200 KB argument 2,000 times (about 6 s, within 2,000 steps on the loop)."""
+        space = await keys.space("alpha")
+        schema = {"type": "object", "anyOf": [*({"type": "array"} for _ in range(2_000)), {"type": "object"}]}
+        tool = await create_tool(gql, fresh("many_messages"), inputSchema=schema)
+
+        too_much_work(await invoke(gql, space.id, tool["id"], {f"k{index}": "x" * 40 for index in range(4_000)}))
+
     async def test_unique_items_compares_as_json_does(
         self, gql: GraphQLClient, keys: Keys, tool_server: ToolServer
     ) -> None:
