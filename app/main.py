@@ -91,7 +91,7 @@ from schema.fairness import (
     TenantBusyError,
     TenantCap,
 )
-from schema.gateway.hot_path import HotPathApp
+from schema.gateway.hot_path import RENDERED_REFUSED_SCOPE_KEY, HotPathApp
 from schema.listing_cache import EncodedData
 from schema.schema import build_schema, export_sdl
 from schema.shared_streams import Frame, SharedStreams
@@ -377,8 +377,9 @@ class GraphQLPost(StrawberryASGI[Context, None]):
         if isinstance(response, Response):
             context.response = response
         # Its answers are written by orjson (encode_json): parts the database wrote as JSON may be
-        # passed through as they are (schema.tools.rendering).
-        context.writes_fragments = True
+        # passed through as they are (schema.tools.rendering), unless a listing plan found the
+        # database could not write this page (schema.gateway.hot_path): then it is not tried again.
+        context.writes_fragments = not request.scope.get(RENDERED_REFUSED_SCOPE_KEY, False)
         return context
 
     def decode_json(self, data: str | bytes) -> object:

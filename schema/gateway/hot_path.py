@@ -1,5 +1,5 @@
-"""``invokeTool`` and ``invokeAgent`` over ``POST /graphql`` without the generic GraphQL
-machinery, for known documents.
+"""``invokeTool``, ``invokeAgent`` and pages of ``tools`` over ``POST /graphql`` without the
+generic GraphQL machinery, for known documents.
 
 A client calling tools or running agents sends the same document again and again with new
 variables, e.g. ``mutation($input: InvokeToolInput!) { invokeTool(input: $input) { status
@@ -26,6 +26,17 @@ for any other type; no unknown keys, every required field there). Anything else 
 another document, a bad variable, a body that is not plain JSON — takes the generic path
 untouched, which answers it (and its errors) as before.
 
+Pages of ``tools`` (SQLite only, with the schema's own executor): a query whose one root field
+is ``tools`` with ``first`` and ``after`` only (literals, or variables of their own types) and a
+selection whose whole connection the database's nodes make (``schema.tools.rendering``:
+``totalCount``, ``pageInfo``'s and ``edges``' fields, ``__typename``, the nodes' renderable
+fields) is planned once, its cost taken at the most a page holds. A request is answered from the
+plan when ``first`` is a page's size (0-100), ``after`` a string or null, the field's own argument
+check passes, and the database wrote every node; the answer is what the generic path answers, byte
+for byte, read from and kept in the listing cache as it does, within the query deadline. Otherwise
+(a bad cursor, a row SQLite cannot write, the database away, the deadline) the generic path answers
+the request from the start, reading the page the ordinary way.
+
 What stays as on the generic path: the key check, the tenant's admission and the request
 limits run before (app.main); the context is the app's own; the field's extensions (the
 text limits: an over-long message is the same ``TOO_LONG`` userError) and its resolver are
@@ -39,6 +50,7 @@ does; the answer is the same JSON with the same headers.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import MISSING, dataclass
 from functools import partial, reduce
@@ -57,11 +69,14 @@ from graphql import (
     GraphQLOutputType,
     GraphQLScalarType,
     GraphQLSchema,
+    IntValueNode,
     NamedTypeNode,
     NonNullTypeNode,
+    NullValueNode,
     OperationDefinitionNode,
     OperationType,
     SelectionNode,
+    StringValueNode,
     Undefined,
     VariableNode,
     located_error,
@@ -78,9 +93,17 @@ from app.http_limits import replayed
 from schema.errors import MaskUnexpectedErrors
 from schema.fairness import LINE_RELEASE_SCOPE_KEY
 from schema.limits import TextLimitsExtension, _ReadVariables, operation_cost
+from schema.listing_cache import ListingCache
+from schema.pagination import MAX_FIRST, page_request
+from schema.tools import rendering
+from schema.tools.types import rendered_connection, rendered_page
 
 #: The root mutations answered from plans.
 PLANNED_FIELDS = ("invokeTool", "invokeAgent")
+#: The root query answered from listing plans (SQLite only: see :class:`ListingPlan`).
+PLANNED_LISTING = "tools"
+#: Set in a request's scope when its listing plan could not answer it (app.main.GraphQLPost).
+RENDERED_REFUSED_SCOPE_KEY = "quiver.rendered_refused"
 #: Documents remembered (plans and refusals); emptied when full.
 MAX_PLANS = 256
 #: Longest document text looked at (a longer one takes the generic path).
@@ -125,6 +148,30 @@ class Plan:
     variable: str
     field_node: FieldNode
     serialize: Serializer
+
+
+@dataclass(frozen=True)
+class _Variable:
+    """An argument given by a variable: its name, and whether its type takes null."""
+
+    name: str
+    nullable: bool
+
+
+@dataclass(frozen=True)
+class ListingPlan:
+    """A page of ``tools`` whose whole connection SQLite's nodes and Python write
+    (``schema.tools.rendering``): ``first`` and ``after`` as literals or variables."""
+
+    query: str
+    operation_name: str | None
+    response_key: str
+    listing: rendering.ListingPlan
+    first: int | _Variable
+    after: str | _Variable | None
+    with_total: bool
+    #: The field's own argument check (TextLimitsExtension._check), run as the generic path runs it.
+    check: Callable[[dict[str, Any]], Any]
 
 
 @dataclass
@@ -360,6 +407,7 @@ class HotPath:
         validation_rules: tuple[Any, ...],
         max_tokens: int,
         max_cost: int,
+        listings: bool = False,
     ) -> None:
         self.schema = schema
         self.validation_rules = (*specified_rules, *validation_rules)
@@ -371,11 +419,15 @@ class HotPath:
             root = _root_field(schema, name)
             if root is not None:
                 self.fields[name] = root
-        self._plans: dict[tuple[str, str | None], Plan | None] = {}
+        #: ``tools``' own argument check, when its listings are planned (SQLite, and an executor
+        #: that passes written JSON through, as the generic path's rendered pages need); else None.
+        passes_raw_json = getattr(schema.execution_context_class, "passes_raw_json", False)
+        self.listing_check = _listing_check(schema) if listings and passes_raw_json else None
+        self._plans: dict[tuple[str, str | None], Plan | ListingPlan | None] = {}
 
     # ---------------------------------------------------------------- compiling
 
-    def plan(self, query: str, operation_name: str | None) -> Plan | None:
+    def plan(self, query: str, operation_name: str | None) -> Plan | ListingPlan | None:
         key = (query, operation_name)
         try:
             return self._plans[key]
@@ -390,8 +442,9 @@ class HotPath:
         self._plans[key] = plan
         return plan
 
-    def _compile(self, query: str, operation_name: str | None) -> Plan | None:
-        if len(query) > MAX_QUERY_CHARS or not any(name in query for name in self.fields):
+    def _compile(self, query: str, operation_name: str | None) -> Plan | ListingPlan | None:
+        listing = self.listing_check is not None and PLANNED_LISTING in query
+        if len(query) > MAX_QUERY_CHARS or not (listing or any(name in query for name in self.fields)):
             return None
         graphql_schema: GraphQLSchema = self.schema._schema
         try:
@@ -400,8 +453,15 @@ class HotPath:
             return None
         if validate_document(graphql_schema, document, self.validation_rules):
             return None
-        operation = _single_mutation(document, operation_name)
-        if operation is None or operation.directives or len(operation.variable_definitions or ()) != 1:
+        operation = _single_operation(document, operation_name)
+        if operation is not None and operation.operation is OperationType.QUERY:
+            return self._compile_listing(document, operation, query, operation_name) if listing else None
+        if (
+            operation is None
+            or operation.operation is not OperationType.MUTATION
+            or operation.directives
+            or len(operation.variable_definitions or ()) != 1
+        ):
             return None
         selections = operation.selection_set.selections
         root_node = selections[0] if len(selections) == 1 else None
@@ -442,6 +502,74 @@ class HotPath:
             serialize=serialize,
         )
 
+    def _compile_listing(
+        self, document: DocumentNode, operation: OperationDefinitionNode, query: str, operation_name: str | None
+    ) -> ListingPlan | None:
+        """A plan for one ``tools`` page whose whole connection can be written (``rendering``),
+        ``first`` and ``after`` given as literals or variables of their own types, nothing else."""
+        assert self.listing_check is not None
+        graphql_schema: GraphQLSchema = self.schema._schema
+        selections = operation.selection_set.selections
+        root_node = selections[0] if len(selections) == 1 else None
+        if (
+            operation.directives
+            or not isinstance(root_node, FieldNode)
+            or root_node.name.value != PLANNED_LISTING
+            or root_node.directives
+            or graphql_schema.query_type is None
+        ):
+            return None
+        listing = rendering.listing_plan_of(root_node, graphql_schema.query_type.fields[PLANNED_LISTING].type)
+        if listing is None or listing.connection is None:
+            return None
+        definitions = {
+            definition.variable.name.value: definition for definition in operation.variable_definitions or ()
+        }
+        arguments: dict[str, Any] = {"first": _Variable("", True), "after": None}  # first absent: generic
+        cost_variables: dict[str, Any] = {}
+        for argument in root_node.arguments or ():
+            name, value = argument.name.value, argument.value
+            expected = {"first": "Int", "after": "String"}.get(name)
+            if expected is None:
+                return None  # a filter: the generic path
+            if isinstance(value, VariableNode):
+                definition = definitions.get(value.name.value)
+                variable_type = definition.type if definition is not None else None
+                nullable = not isinstance(variable_type, NonNullTypeNode)
+                named = variable_type if nullable else variable_type.type  # type: ignore[union-attr]
+                if (
+                    definition is None
+                    or definition.default_value is not None
+                    or definition.directives
+                    or not isinstance(named, NamedTypeNode)
+                    or named.name.value != expected
+                ):
+                    return None
+                arguments[name] = _Variable(value.name.value, nullable)
+                cost_variables[value.name.value] = MAX_FIRST if name == "first" else None
+            elif name == "first" and isinstance(value, IntValueNode) and 0 <= int(value.value) <= MAX_FIRST:
+                arguments[name] = int(value.value)
+            elif name == "after" and isinstance(value, StringValueNode | NullValueNode):
+                arguments[name] = value.value if isinstance(value, StringValueNode) else None
+            else:
+                return None
+        first = arguments["first"]
+        if (isinstance(first, _Variable) and not first.name) or len(definitions) != len(cost_variables):
+            return None
+        # The most this document costs (``first`` counts as at most MAX_FIRST, a page's most).
+        if operation_cost(graphql_schema, document, operation_name, cost_variables) > self.max_cost:
+            return None
+        return ListingPlan(
+            query=query,
+            operation_name=operation_name,
+            response_key=root_node.alias.value if root_node.alias else PLANNED_LISTING,
+            listing=listing,
+            first=first,
+            after=arguments["after"],
+            with_total=any(name == "totalCount" for _, name, _ in listing.connection),
+            check=self.listing_check,
+        )
+
     # ---------------------------------------------------------------- answering
 
     def arguments(self, plan: Plan, variables: Any) -> Any | None:
@@ -469,12 +597,92 @@ class HotPath:
         masked = MaskUnexpectedErrors()._process_errors(errors)
         return jsoncodec.dumps_bytes({"data": data, "errors": [item.formatted for item in masked]})
 
+    def listing_arguments(self, plan: ListingPlan, variables: Any) -> tuple[int, str | None] | None:
+        """``first`` and ``after`` when graphql-core would take the variables as they are, the
+        field's argument check passes and ``first`` is a page's size; else None (generic path)."""
+        if variables is None:
+            variables = {}
+        if type(variables) is not dict:
+            return None
+        values: list[Any] = []
+        for argument in (plan.first, plan.after):
+            if not isinstance(argument, _Variable):
+                values.append(argument)
+                continue
+            value = variables.get(argument.name)
+            if value is None and not argument.nullable:
+                return None
+            values.append(value)
+        first, after = values
+        if type(first) is not int or not 0 <= first <= MAX_FIRST or (after is not None and type(after) is not str):
+            return None  # null (a default or 100), a bool, a float, a page too long: the generic path
+        try:
+            if plan.check({"first": first, "after": after}) is not None:
+                return None
+        except Exception:
+            return None  # TOO_LONG: the generic path answers it
+        return first, after
 
-def _single_mutation(document: DocumentNode, operation_name: str | None) -> OperationDefinitionNode | None:
+    async def answer_listing(
+        self, plan: ListingPlan, arguments: tuple[int, str | None], variables: Any, context: Any
+    ) -> bytes | None:
+        """The answer of a listing plan, or None when the generic path must answer (a row SQLite
+        cannot write, a bad cursor, the database away, the query's deadline): it then runs the
+        request from the start. The listing cache is read and filled as the generic path does."""
+        first, after = arguments
+        cache: ListingCache | None = self.schema.listing_cache
+        key = None
+        if cache is not None:  # as QuiverSchema.execute reads and fills it
+            key = cache.key(self.schema._schema, plan.query, plan.operation_name, variables, context.viewer)
+        generation = 0
+        if cache is not None and key is not None:
+            kept = cache.get(key)
+            if kept is not None:
+                return b'{"data":' + kept.encoded + b"}"
+            generation = cache.feed.generation  # before reading: a change meanwhile makes the answer unkept
+        try:
+            request = page_request(first, after)
+            async with asyncio.timeout(self.schema.timeout_s):
+                page = await rendered_page(
+                    context,
+                    context.principal.reach,
+                    request,
+                    plan.listing,
+                    include_inactive=True,
+                    with_total=plan.with_total,
+                )
+        except Exception:
+            return None
+        if page is None:
+            return None
+        assert plan.listing.connection is not None
+        data = {plan.response_key: jsoncodec.Raw(rendered_connection(plan.listing.connection, page))}
+        if cache is not None and key is not None:
+            kept = cache.put(key, data, generation)
+            if kept is not None:
+                return b'{"data":' + kept.encoded + b"}"
+        return jsoncodec.dumps_bytes({"data": data})
+
+
+def _listing_check(schema: Any) -> Callable[[dict[str, Any]], Any] | None:
+    """``tools``' argument check (its text limits) when that is its only extension; else None."""
+    query_type = schema._schema.query_type
+    field = query_type.fields.get(PLANNED_LISTING) if query_type is not None else None
+    definition = (field.extensions or {}).get(DEFINITION_KEY) if field is not None else None
+    if not isinstance(definition, StrawberryField):
+        return None
+    extensions = list(definition.extensions)
+    if len(extensions) != 1 or type(extensions[0]) is not TextLimitsExtension:
+        return None
+    check: Callable[[dict[str, Any]], Any] = extensions[0]._check
+    return check
+
+
+def _single_operation(document: DocumentNode, operation_name: str | None) -> OperationDefinitionNode | None:
     if len(document.definitions) != 1:
         return None
     operation = document.definitions[0]
-    if not isinstance(operation, OperationDefinitionNode) or operation.operation is not OperationType.MUTATION:
+    if not isinstance(operation, OperationDefinitionNode):
         return None
     if operation_name is not None and (operation.name is None or operation.name.value != operation_name):
         return None
@@ -509,11 +717,21 @@ class HotPathApp:
         if planned is None:
             await self.app(scope, replayed(message, receive), send)
             return
-        plan, input_value = planned
+        plan, value, variables = planned
         release = scope.get(LINE_RELEASE_SCOPE_KEY)
         if release is not None:
             release()  # a large body's line is for reading it, as on the generic path
-        payload = await self.hot_path.answer(plan, input_value, await self.context(scope))
+        if isinstance(plan, ListingPlan):
+            listed = await self.hot_path.answer_listing(plan, value, variables, await self.context(scope))
+            if listed is None:
+                # The generic path answers it, from the start, reading the page the ordinary way
+                # (not trying the database's writing a second time).
+                scope[RENDERED_REFUSED_SCOPE_KEY] = True
+                await self.app(scope, replayed(message, receive), send)
+                return
+            payload = listed
+        else:
+            payload = await self.hot_path.answer(plan, value, await self.context(scope))
         await send(
             {
                 "type": "http.response.start",
@@ -523,7 +741,7 @@ class HotPathApp:
         )
         await send({"type": "http.response.body", "body": payload})
 
-    def _planned(self, body: bytes) -> tuple[Plan, Any] | None:
+    def _planned(self, body: bytes) -> tuple[Plan | ListingPlan, Any, Any] | None:
         if jsoncodec.may_hold_long_integer(body) or jsoncodec.may_be_refused(body):
             # orjson reads a long integer as a float, the generic path (json) as an int; and a
             # NUL the generic path refuses (jsoncodec.loads_unicode): the generic path answers.
@@ -541,8 +759,13 @@ class HotPathApp:
         plan = self.hot_path.plan(query, operation_name)
         if plan is None:
             return None
-        input_value = self.hot_path.arguments(plan, request.get("variables"))
-        return None if input_value is None else (plan, input_value)
+        variables = request.get("variables")
+        value: Any
+        if isinstance(plan, ListingPlan):
+            value = self.hot_path.listing_arguments(plan, variables)
+        else:
+            value = self.hot_path.arguments(plan, variables)
+        return None if value is None else (plan, value, variables)
 
 
 def _is_plain_json(scope: Scope) -> bool:

@@ -171,7 +171,12 @@ def listing_plan(info: Any) -> ListingPlan | None:
         or len(field_nodes) != 1
     ):
         return None
-    connection = _simple_fields(field_nodes[0].selection_set)
+    return listing_plan_of(field_nodes[0], info._raw_info.return_type)
+
+
+def listing_plan_of(field_node: FieldNode, return_type: Any) -> ListingPlan | None:
+    """:func:`listing_plan` of the connection field ``field_node`` of type ``return_type``."""
+    connection = _simple_fields(field_node.selection_set)
     if connection is None:
         return None
     edges = [field for field in connection if field.name.value == "edges"]
@@ -186,14 +191,14 @@ def listing_plan(info: Any) -> ListingPlan | None:
     node = _node_plan(nodes[0])
     if node is None:
         return None
-    return ListingPlan(node, _connection_plan(info, connection, edge_fields))
+    return ListingPlan(node, _connection_plan(return_type, connection, edge_fields))
 
 
-def _connection_plan(info: Any, connection: list[FieldNode], edge_fields: list[FieldNode]) -> Plan | None:
+def _connection_plan(return_type: Any, connection: list[FieldNode], edge_fields: list[FieldNode]) -> Plan | None:
     """The connection's selection when it is ``totalCount``, ``__typename`` and fields of
     ``pageInfo`` and ``edges`` only, none with arguments: (key, name, what it needs: the
     typename, or the nested plan of (key, name, typename))."""
-    connection_type = get_named_type(info._raw_info.return_type)
+    connection_type = get_named_type(return_type)
     plan: list[tuple[str, str, Any]] = []
     for field in connection:
         name = field.name.value

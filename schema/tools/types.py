@@ -12,10 +12,11 @@ import strawberry
 from strawberry.scalars import JSON
 
 from app.jsoncodec import Raw
+from app.pagination import PageRequest
 from app.tools import repository
 from app.tools.service import may_manage_tool
 from schema import visibility
-from schema.context import Info
+from schema.context import Context, Info
 from schema.enums import ApprovalPolicy, AuthType, Role, SideEffect, Status, ToolType
 from schema.execution import precompute, selected_fields, selected_node_fields
 from schema.limits import filter_tags
@@ -316,6 +317,34 @@ def precompute_page_fields(info: Info, tools: Sequence[Tool], links: repository.
 PAGE_FIELDS = frozenset({"isGlobal", "boundSpaces", "mcpServer", "viewerCanManage"})
 
 
+async def rendered_page(
+    context: Context,
+    space_id: str | None,
+    request: PageRequest,
+    plan: rendering.ListingPlan,
+    *,
+    include_inactive: bool,
+    with_total: bool,
+) -> repository.RenderedPage | None:
+    """A page of tools whose nodes SQLite wrote (``schema.tools.rendering``), or None: then the
+    page is read the ordinary way."""
+    async with context.session() as session:
+        return await repository.list_rendered_tool_page(
+            session,
+            space_id,
+            request,
+            rendering.rendered_nodes(plan.nodes, context.principal),
+            include_inactive=include_inactive,
+            with_total=with_total,
+        )
+
+
+def rendered_connection(connection: rendering.Plan, page: repository.RenderedPage) -> str:
+    """The whole connection of a rendered page as JSON text."""
+    cursors = [encode_cursor(key) for key in page.rows.items]
+    return rendering.connection_json(connection, page.total, page.rows, cursors, page.nodes)
+
+
 async def tool_connection(
     info: Info,
     space_id: str | None,
@@ -334,23 +363,13 @@ async def tool_connection(
     # A listing without a filter (a whole catalog, page after page) may be written by SQLite.
     plan = rendering.listing_plan(info) if tool_filter is None and info.context.settings.is_sqlite else None
     if plan is not None:
-        async with info.context.session() as session:
-            rendered = await repository.list_rendered_tool_page(
-                session,
-                space_id,
-                request,
-                rendering.rendered_nodes(plan.nodes, info.context.principal),
-                include_inactive=include_inactive,
-                with_total=wants_total,
-            )
+        rendered = await rendered_page(
+            info.context, space_id, request, plan, include_inactive=include_inactive, with_total=wants_total
+        )
         if rendered is not None:
             if plan.connection is not None:
                 # The whole connection, written around the nodes (passed through by schema.execution).
-                cursors = [encode_cursor(key) for key in rendered.rows.items]
-                text = rendering.connection_json(
-                    plan.connection, rendered.total, rendered.rows, cursors, rendered.nodes
-                )
-                return cast(Connection[Tool], Raw(text))
+                return cast(Connection[Tool], Raw(rendered_connection(plan.connection, rendered)))
             rendered_total = rendered.total
 
             async def rendered_count() -> int:

@@ -16,7 +16,7 @@ from app.gateway.models import ToolCall
 from app.gateway.service import ToolGateway
 from app.principal import Role
 from app.spaces.models import SYSTEM_SPACE_ID
-from schema.gateway.hot_path import HotPath
+from schema.gateway.hot_path import HotPath, Plan
 from tests.conftest import Keys
 from tests.support.hot_path import BothPaths, normalised
 from tests.support.hot_path import same_answer as same_answer_but
@@ -209,7 +209,7 @@ class TestWhatThePlanDoesNotTake:
     ) -> None:
         hot_path = hot_path_of(app_and_services)
         plan = hot_path.plan(SHORT, None)
-        assert plan is not None
+        assert isinstance(plan, Plan)
         assert hot_path.arguments(plan, variables) is None
         hot, generic = await both.post({"query": SHORT, "variables": variables}, admin_key)
         assert hot.status_code == generic.status_code

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from app.config import Settings
 from app.gateway.models import ToolCall
 from app.runtime.models import AgentRun as AgentRunRow
-from schema.gateway.hot_path import HotPath
+from schema.gateway.hot_path import HotPath, Plan
 from schema.runtime.types import AgentRun
 from tests.conftest import Keys
 from tests.schema.runtime import RuntimeApp, create_agent, runtime_app
@@ -260,13 +260,13 @@ class TestWhatThePlanDoesNotTake:
     ) -> None:
         hot_path = hot_path_of(quiver)
         plan = hot_path.plan(SHORT, None)
-        assert plan is not None
+        assert isinstance(plan, Plan)
         assert hot_path.arguments(plan, {"input": value}) is None
 
     async def test_absent_fields_take_their_defaults(self, quiver: RuntimeApp) -> None:
         hot_path = hot_path_of(quiver)
         plan = hot_path.plan(SHORT, None)
-        assert plan is not None
+        assert isinstance(plan, Plan)
         value = hot_path.arguments(plan, {"input": {"agentId": "ag_x", "message": "hi", "sessionId": None}})
         assert value is not None
         assert (value.agent_id, value.message, value.session_id, value.run_async) == ("ag_x", "hi", None, False)
