@@ -387,11 +387,8 @@ class _Writer:
         valid = and_(
             or_(
                 func.length(column) == 19,
-                and_(
-                    func.length(column) == 26,
-                    func.substr(column, 20, 1) == literal_column("'.'"),
-                    func.substr(column, 21).op("GLOB")(literal_column("'[0-9][0-9][0-9][0-9][0-9][0-9]'")),
-                ),
+                # Exactly ".dddddd" after the seconds (GLOB takes "." as itself), in one comparison.
+                func.substr(column, 20).op("GLOB")(literal_column("'.[0-9][0-9][0-9][0-9][0-9][0-9]'")),
             ),
             # Through a modifier SQLite carries an impossible date over (02-30 to March): only a date
             # the calendar has reads as itself. The fraction is left out (SQLite rounds it to ms).

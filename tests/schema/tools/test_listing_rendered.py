@@ -167,6 +167,19 @@ AROUND_THE_API: dict[str, tuple[str, dict[str, bool | None]]] = {
     "time without a fraction": ("updated_at = '2026-02-03 05:06:07'", {"sqlite": True, "postgresql": True}),
     "time at a whole second": ("updated_at = '2026-02-03 05:06:07.000000'", {"sqlite": True, "postgresql": True}),
     "drifted at a microsecond": ("drifted_at = '2026-02-03 05:06:07.000001'", {"sqlite": True, "postgresql": True}),
+    "time to the millisecond": ("updated_at = '2026-02-03 05:06:07.123'", {"sqlite": False, "postgresql": True}),
+    "time to a tenth of a microsecond": (
+        "updated_at = '2026-02-03 05:06:07.1234567'",
+        {"sqlite": False, "postgresql": True},
+    ),
+    "time with a letter in its fraction": (
+        "updated_at = '2026-02-03 05:06:07.12345x'",
+        {"sqlite": False, "postgresql": None},
+    ),
+    "time with a comma for a point": (
+        "updated_at = '2026-02-03 05:06:07,123456'",
+        {"sqlite": False, "postgresql": None},
+    ),
 }
 
 
