@@ -4,10 +4,10 @@ holding tools of every kind."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 from unittest import mock
 
 import httpx
@@ -19,6 +19,7 @@ import schema.schema as schema_module
 from app.config import Settings
 from app.main import create_app
 from app.principal import Role
+from app.tools import repository
 from tests.app.tools.factories import (
     OddCatalog,
     custom_tool_row,
@@ -122,3 +123,33 @@ async def odd_catalog_viewers(session_factory: SessionFactory, keys: Keys) -> tu
         "alpha space admin": await keys.for_space(alpha["id"], Role.SPACE_ADMIN),
         "member of one of 40": await keys.for_space(catalog.many_spaces[7], Role.MEMBER),
     }
+
+
+Answer = TypeVar("Answer")
+
+
+class RenderedPages:
+    """What each call of ``list_rendered_tool_page`` answered: a page written by the database, or
+    None. On PostgreSQL no listing asks (its pages are read the ordinary way)."""
+
+    def __init__(self, sqlite: bool) -> None:
+        self.sqlite = sqlite
+        self.answers: list[bool] = []
+
+    def on_sqlite(self, answers: list[Answer]) -> list[Answer]:
+        """``answers`` on SQLite; none on PostgreSQL."""
+        return answers if self.sqlite else []
+
+
+@pytest.fixture
+def rendered_pages(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[RenderedPages]:
+    pages = RenderedPages(settings.is_sqlite)
+    original = repository.list_rendered_tool_page
+
+    async def spy(*args: Any, **kwargs: Any) -> Any:
+        page = await original(*args, **kwargs)
+        pages.answers.append(page is not None)
+        return page
+
+    monkeypatch.setattr(repository, "list_rendered_tool_page", spy)
+    yield pages

@@ -18,13 +18,12 @@ from sqlalchemy.exc import DBAPIError
 from app.changes import FEED
 from app.config import Settings
 from app.main import create_app
-from app.principal import Role
 from schema.gateway.hot_path import HotPath
 from schema.pagination import encode_cursor
 from tests.app.tools.factories import custom_tool_row, insert_rows
 from tests.conftest import Keys
-from tests.schema.tools.conftest import SessionFactory, mixed_catalog
-from tests.schema.tools.test_listing_rendered import FULL_PAGES, TOOL_FIELDS, without_trace_ids
+from tests.schema.tools.conftest import RenderedPages, SessionFactory, mixed_catalog
+from tests.schema.tools.test_listing_rendered import FULL_PAGES, TOOL_FIELDS, viewers_of, without_trace_ids
 
 FULL = (
     FULL_PAGES.replace("$first: Int!", "$first: Int")
@@ -98,15 +97,6 @@ async def pages(client: httpx.AsyncClient, key: str, query: str, variables: dict
         after = page["pageInfo"]["endCursor"]
 
 
-async def viewers(keys: Keys, spaces: dict[str, str]) -> dict[str, str]:
-    return {
-        "admin": await keys.admin(),
-        "alpha member": await keys.for_space(spaces["alpha"], Role.MEMBER),
-        "alpha space admin": await keys.for_space(spaces["alpha"], Role.SPACE_ADMIN),
-        "beta viewer": await keys.for_space(spaces["beta"], Role.VIEWER),
-    }
-
-
 async def test_planned_pages_answer_the_generic_paths_bytes(
     settings: Settings,
     session_factory: SessionFactory,
@@ -117,7 +107,7 @@ async def test_planned_pages_answer_the_generic_paths_bytes(
 ) -> None:
     spaces = await mixed_catalog(session_factory)
     await insert_rows(session_factory, tools=[custom_tool_row(f"hot_{number:03d}") for number in range(130)])
-    for viewer, key in (await viewers(keys, spaces)).items():
+    for viewer, key in (await viewers_of(keys, spaces)).items():
         for query, variables in [(FULL, {"first": 100}), (FULL, {"first": 7}), (LITERAL_FIRST, {})]:
             answered = await pages(hot, key, query, variables)
             assert answered == await pages(generic, key, query, variables), (viewer, query[:20], variables)
@@ -182,7 +172,7 @@ async def test_what_no_plan_answers_the_generic_path_answers(
 ) -> None:
     query, variables = HANDED_ON[case]
     spaces = await mixed_catalog(session_factory)
-    key = (await viewers(keys, spaces))["alpha member"]
+    key = (await viewers_of(keys, spaces))["alpha member"]
     answer, expected = await post(hot, key, query, variables), await post(generic, key, query, variables)
     assert answer.status_code == expected.status_code
     assert without_trace_ids([answer.json()]) == without_trace_ids([expected.json()])
@@ -198,7 +188,7 @@ async def test_variables_nobody_declared_are_left_aside_as_graphql_core_does(
     planned: list[bool],
 ) -> None:
     spaces = await mixed_catalog(session_factory)
-    key = (await viewers(keys, spaces))["alpha member"]
+    key = (await viewers_of(keys, spaces))["alpha member"]
     variables = {"first": 2, "other": "x"}
     assert (await post(hot, key, FULL, variables)).content == (await post(generic, key, FULL, variables)).content
     assert planned == ([True] if settings.is_sqlite else [])
@@ -211,12 +201,10 @@ async def test_a_page_the_database_cannot_write_is_read_the_ordinary_way_once(
     hot: httpx.AsyncClient,
     generic: httpx.AsyncClient,
     planned: list[bool],
-    monkeypatch: pytest.MonkeyPatch,
+    rendered_pages: RenderedPages,
 ) -> None:
     """A time written around the API that the calendar does not have: the plan hands the page on,
     and the generic path reads it the ordinary way without asking the database to write it again."""
-    from app.tools import repository
-
     await mixed_catalog(session_factory)
     odd_time = text(
         "UPDATE tool_definition SET updated_at = '2026-02-30 05:06:07.000000' WHERE tool_id = "
@@ -229,28 +217,19 @@ async def test_a_page_the_database_cannot_write_is_read_the_ordinary_way_once(
             return
         await session.execute(odd_time)
         await session.commit()
-    written: list[bool] = []
-    original = repository.list_rendered_tool_page
-
-    async def spy(*args: Any, **kwargs: Any) -> Any:
-        page = await original(*args, **kwargs)
-        written.append(page is not None)
-        return page
-
-    monkeypatch.setattr(repository, "list_rendered_tool_page", spy)
     admin = await keys.admin()
     answer = (await post(hot, admin, FULL, {"first": 50})).json()
     assert planned == [False]
-    assert written == [False]  # the generic path did not ask the database to write the page again
+    assert rendered_pages.answers == [False]  # the generic path did not ask the database to write it again
     assert without_trace_ids([answer]) == without_trace_ids([(await post(generic, admin, FULL, {"first": 50})).json()])
-    assert written == [False, False]  # the generic app beside it (no plans) asked once
+    assert rendered_pages.answers == [False, False]  # the generic app beside it (no plans) asked once
 
 
 async def test_the_listing_cache_is_read_and_filled_as_on_the_generic_path(
     settings: Settings, session_factory: SessionFactory, keys: Keys, app_and_services: Any, planned: list[bool]
 ) -> None:
     spaces = await mixed_catalog(session_factory)
-    key = (await viewers(keys, spaces))["alpha space admin"]
+    key = (await viewers_of(keys, spaces))["alpha space admin"]
     async with (
         app_client(settings) as (hot, hot_app),
         app_client(settings, graphql_hot_path=False) as (generic, _),

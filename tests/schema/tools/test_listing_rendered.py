@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import pytest
@@ -30,7 +30,7 @@ from schema.pagination import encode_cursor
 from schema.tools import rendering
 from tests.app.tools.factories import custom_tool_row, insert_rows
 from tests.conftest import Keys
-from tests.schema.tools.conftest import SessionFactory, mixed_catalog, odd_catalog_viewers
+from tests.schema.tools.conftest import RenderedPages, SessionFactory, mixed_catalog, odd_catalog_viewers
 from tests.schema.tools.test_listing_fast_path import listing
 from tests.support.serving import serving
 
@@ -53,36 +53,6 @@ ALIASED = (
     "endCursor } edges { node { name: id id: name kind: type when: createdAt tags isGlobal "
     "spaces: boundSpaces { name id } server: mcpServer { id } } } } }"
 )
-
-
-Answer = TypeVar("Answer")
-
-
-class RenderedPages:
-    """What each call of ``list_rendered_tool_page`` answered: a page written by the database, or
-    None. On PostgreSQL no listing asks (its pages are read the ordinary way)."""
-
-    def __init__(self, sqlite: bool) -> None:
-        self.sqlite = sqlite
-        self.answers: list[bool] = []
-
-    def on_sqlite(self, answers: list[Answer]) -> list[Answer]:
-        """``answers`` on SQLite; none on PostgreSQL."""
-        return answers if self.sqlite else []
-
-
-@pytest.fixture
-def rendered_pages(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Iterator[RenderedPages]:
-    pages = RenderedPages(settings.is_sqlite)
-    original = repository.list_rendered_tool_page
-
-    async def spy(*args: Any, **kwargs: Any) -> Any:
-        page = await original(*args, **kwargs)
-        pages.answers.append(page is not None)
-        return page
-
-    monkeypatch.setattr(repository, "list_rendered_tool_page", spy)
-    yield pages
 
 
 async def viewers_of(keys: Keys, spaces: dict[str, str]) -> dict[str, str]:
