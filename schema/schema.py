@@ -264,6 +264,8 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             max_cost=settings.graphql_max_cost,
             # Pages of tools whose whole connection SQLite's nodes make (schema.tools.rendering).
             listings=settings.is_sqlite,
+            gate=gate,
+            costs=costs,
         )
     if settings.listing_cache_mb > 0:
         schema.listing_cache = ListingCache(int(settings.listing_cache_mb * 2**20), settings.catalog_cache_ttl_s)

@@ -33,7 +33,8 @@ selection whose whole connection the database's nodes make (``schema.tools.rende
 fields) is planned once, its cost taken at the most a page holds. A request is answered from the
 plan when ``first`` is a page's size (0-100), ``after`` a string or null, the field's own argument
 check passes, and the database wrote every node; the answer is what the generic path answers, byte
-for byte, read from and kept in the listing cache as it does, within the query deadline. Otherwise
+for byte, read from and kept in the listing cache as it does, within the query deadline, a costly
+page (``schema.fairness``) waiting its tenant's turn in the same line. Otherwise
 (a bad cursor, a row SQLite cannot write, the database away, the deadline) the generic path answers
 the request from the start, reading the page the ordinary way.
 
@@ -51,6 +52,7 @@ does; the answer is the same JSON with the same headers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import MISSING, dataclass
 from functools import partial, reduce
@@ -91,8 +93,8 @@ from strawberry.types.field import StrawberryField
 from app import jsoncodec
 from app.http_limits import replayed
 from schema.errors import MaskUnexpectedErrors
-from schema.fairness import LINE_RELEASE_SCOPE_KEY
-from schema.limits import TextLimitsExtension, _ReadVariables, operation_cost
+from schema.fairness import COSTLY_COST, LINE_RELEASE_SCOPE_KEY, CostlyOperationGate
+from schema.limits import CostCache, TextLimitsExtension, _ReadVariables, _tenant, operation_cost
 from schema.listing_cache import ListingCache
 from schema.pagination import MAX_FIRST, page_request
 from schema.tools import rendering
@@ -164,6 +166,7 @@ class ListingPlan:
     (``schema.tools.rendering``): ``first`` and ``after`` as literals or variables."""
 
     query: str
+    document: DocumentNode
     operation_name: str | None
     response_key: str
     listing: rendering.ListingPlan
@@ -408,6 +411,8 @@ class HotPath:
         max_tokens: int,
         max_cost: int,
         listings: bool = False,
+        gate: CostlyOperationGate | None = None,
+        costs: CostCache | None = None,
     ) -> None:
         self.schema = schema
         self.validation_rules = (*specified_rules, *validation_rules)
@@ -423,6 +428,10 @@ class HotPath:
         #: that passes written JSON through, as the generic path's rendered pages need); else None.
         passes_raw_json = getattr(schema.execution_context_class, "passes_raw_json", False)
         self.listing_check = _listing_check(schema) if listings and passes_raw_json else None
+        #: The costly queries' line per tenant and the costs, shared with QueryCostLimiter: a page
+        #: costing COSTLY_COST or more waits its tenant's turn, as on the generic path.
+        self.gate = gate
+        self.costs = costs or CostCache()
         self._plans: dict[tuple[str, str | None], Plan | ListingPlan | None] = {}
 
     # ---------------------------------------------------------------- compiling
@@ -561,6 +570,7 @@ class HotPath:
             return None
         return ListingPlan(
             query=query,
+            document=document,
             operation_name=operation_name,
             response_key=root_node.alias.value if root_node.alias else PLANNED_LISTING,
             listing=listing,
@@ -640,17 +650,21 @@ class HotPath:
             if kept is not None:
                 return b'{"data":' + kept.encoded + b"}"
             generation = cache.feed.generation  # before reading: a change meanwhile makes the answer unkept
+        graphql_schema = self.schema._schema
+        cost = self.costs.cost(graphql_schema, plan.query, plan.document, plan.operation_name, variables or {})
+        costly = self.gate is not None and cost >= COSTLY_COST
         try:
             request = page_request(first, after)
             async with asyncio.timeout(self.schema.timeout_s):
-                page = await rendered_page(
-                    context,
-                    context.principal.reach,
-                    request,
-                    plan.listing,
-                    include_inactive=True,
-                    with_total=plan.with_total,
-                )
+                async with self.gate.turn(_tenant(context)) if costly else contextlib.nullcontext():  # type: ignore[union-attr]
+                    page = await rendered_page(
+                        context,
+                        context.principal.reach,
+                        request,
+                        plan.listing,
+                        include_inactive=True,
+                        with_total=plan.with_total,
+                    )
         except Exception:
             return None
         if page is None:

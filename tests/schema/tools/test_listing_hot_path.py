@@ -6,6 +6,7 @@ the database cannot write) is answered by the generic path exactly as before."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -249,3 +250,26 @@ async def test_the_listing_cache_is_read_and_filled_as_on_the_generic_path(
         assert changed.content == (await post(generic, key, FULL, {"first": 5})).content
     assert cache.misses == 2
     assert planned == ([True, True, True] if settings.is_sqlite else [])
+
+
+async def test_a_costly_page_waits_its_tenants_turn_as_on_the_generic_path(
+    settings: Settings, session_factory: SessionFactory, keys: Keys, app_and_services: Any, planned: list[bool]
+) -> None:
+    """A full page costs more than COSTLY_COST: it runs once its tenant's earlier costly queries are
+    done (schema.fairness), while another tenant's page is answered meanwhile."""
+    spaces = await mixed_catalog(session_factory)
+    viewers = await viewers_of(keys, spaces)
+    async with app_client(settings, listing_cache_mb=0) as (client, app):
+        gate = app.state.hot_path.gate
+        assert gate is not None
+        async with gate.turn(spaces["alpha"]):  # an earlier costly query of alpha's, still running
+            waiting = asyncio.create_task(post(client, viewers["alpha member"], FULL, {"first": 100}))
+            other = await post(client, viewers["beta member"], FULL, {"first": 100})
+            assert other.status_code == 200
+            assert "errors" not in other.json()
+            await asyncio.sleep(0.2)
+            assert not waiting.done()
+        answer = await waiting
+        assert answer.status_code == 200
+        assert "errors" not in answer.json()
+    assert planned == ([True, True] if settings.is_sqlite else [])
