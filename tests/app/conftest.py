@@ -9,7 +9,7 @@ import pytest
 
 from app.mcp.pool import McpSessionPool
 from tests.support.mcp import new_pool
-from tests.support.processes import HttpMcpServer
+from tests.support.processes import HttpMcpServer, running_http_mcp_server
 
 
 @pytest.fixture
@@ -21,12 +21,8 @@ async def pool() -> AsyncIterator[McpSessionPool]:
 
 @pytest.fixture(scope="module")
 def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpMcpServer]:
-    server = HttpMcpServer(tmp_path_factory.mktemp("mcp-http") / "state.json")
-    server.start()
-    try:
+    with running_http_mcp_server(tmp_path_factory.mktemp("mcp-http")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +100,17 @@ class HttpMcpServer:
     @property
     def is_running(self) -> bool:
         return self.process is not None and self.process.poll() is None
+
+
+@contextmanager
+def running_http_mcp_server(directory: Path, *, is_sse: bool = False) -> Iterator[HttpMcpServer]:
+    """An :class:`HttpMcpServer` keeping its state in ``directory``, started, stopped afterwards."""
+    server = HttpMcpServer(directory / "state.json", is_sse=is_sse)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def child_pids(marker: str) -> set[int]:

@@ -20,7 +20,7 @@ from app.events import redis_bus
 from app.events.bus import EventBusUnavailableError, EventsMissedError, Subscription
 from app.events.redis_bus import RedisEventBus
 from tests.databases import require_redis
-from tests.support.tcp_proxy import tcp_proxy
+from tests.support.tcp_proxy import TcpProxy, tcp_proxy
 
 #: A database no other test uses: the bus puts it in its channel names, so nothing else is heard.
 DATABASE = 13
@@ -88,16 +88,7 @@ class TestACutRedisConnection:
                     # The lenient one (the change relay, a pipeline) keeps this process's events.
                     while (await _next(lenient)).get("n") != "local":
                         pass
-                    # Not listening: a strict subscription would miss the others' events, so it is refused.
-                    with pytest.raises(EventBusUnavailableError):
-                        async with listener.subscribe(topic, strict=True):
-                            pass
-                    assert not listener.hears_others()
-
-                    proxy.restore()
-                    await _until(listener.hears_others)
-                    async with listener.subscribe(topic, strict=True) as again:
-                        await _live(publisher, topic, again)
+                    await _refused_until_restored(listener, proxy, publisher, topic)
             finally:
                 await publisher.close()
                 await listener.close()
@@ -160,17 +151,24 @@ class TestABlackHoledRedisConnection:
                         while True:
                             await _next(strict)
                     assert listener.link.reason is not None and "PING" in listener.link.reason
-                    # Not listening: a strict subscription would miss the others' events, so it is refused.
-                    with pytest.raises(EventBusUnavailableError):
-                        async with listener.subscribe(topic, strict=True):
-                            pass
-                    assert not listener.hears_others()
-
-                    proxy.restore()
-                    await _until(listener.hears_others)
-                    async with listener.subscribe(topic, strict=True) as again:
-                        await _live(publisher, topic, again)
+                    await _refused_until_restored(listener, proxy, publisher, topic)
             finally:
                 proxy.restore()
                 await publisher.close()
                 await listener.close()
+
+
+async def _refused_until_restored(
+    listener: RedisEventBus, proxy: TcpProxy, publisher: RedisEventBus, topic: str
+) -> None:
+    """Not listening: a strict subscription would miss the others' events, so it is refused; once
+    the proxy forwards again, the bus listens again and a strict subscription hears the others."""
+    with pytest.raises(EventBusUnavailableError):
+        async with listener.subscribe(topic, strict=True):
+            pass
+    assert not listener.hears_others()
+
+    proxy.restore()
+    await _until(listener.hears_others)
+    async with listener.subscribe(topic, strict=True) as again:
+        await _live(publisher, topic, again)

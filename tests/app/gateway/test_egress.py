@@ -44,7 +44,7 @@ from app.tools.models import ToolDefinition
 from tests.conftest import TEST_SECRET_KEY
 from tests.support.http_tool_server import ToolServer, running_tool_server
 from tests.support.mcp import add_server, invocation, mcp_tool
-from tests.support.processes import HttpMcpServer
+from tests.support.processes import HttpMcpServer, running_http_mcp_server
 
 LIMITS = httpx.Limits(max_connections=10, max_keepalive_connections=5)
 
@@ -317,12 +317,8 @@ class TestPolicyChecks:
 
 @pytest.fixture(scope="module")
 def sse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpMcpServer]:
-    server = HttpMcpServer(tmp_path_factory.mktemp("mcp-sse-egress") / "state.json", is_sse=True)
-    server.start()
-    try:
+    with running_http_mcp_server(tmp_path_factory.mktemp("mcp-sse-egress"), is_sse=True) as server:
         yield server
-    finally:
-        server.stop()
 
 
 class TestMcpSessions:

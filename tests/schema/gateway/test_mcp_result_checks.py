@@ -18,7 +18,7 @@ from tests.conftest import GraphQLClient, Keys
 from tests.schema.gateway import fresh, invoke
 from tests.schema.tools.operations import REGISTER_MCP_SERVER
 from tests.support.mcp import DOUBLING, nested
-from tests.support.processes import HttpMcpServer
+from tests.support.processes import HttpMcpServer, running_http_mcp_server
 
 SYNC_MCP_SERVER = """
 mutation Sync($id: ID!) {
@@ -30,12 +30,8 @@ SPACE = "query QuietSpace($id: ID!) { space(id: $id) { id name } }"
 
 @pytest.fixture(scope="module")
 def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpMcpServer]:
-    server = HttpMcpServer(tmp_path_factory.mktemp("mcp-results") / "state.json")
-    server.start()
-    try:
+    with running_http_mcp_server(tmp_path_factory.mktemp("mcp-results")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 async def weather_tool(gql: GraphQLClient, mcp_server: HttpMcpServer, output_schema: dict[str, Any]) -> str:

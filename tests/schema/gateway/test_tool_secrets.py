@@ -24,7 +24,7 @@ from tests.schema.tools.operations import (
     tool_input,
 )
 from tests.support.http_tool_server import HEADER_SECRET, OAUTH_CLIENT_SECRET, ToolServer, running_tool_server
-from tests.support.processes import HttpMcpServer
+from tests.support.processes import HttpMcpServer, running_http_mcp_server
 
 SECRET_HEADER = {"type": "HEADER", "headerName": "X-Tool-Secret", "secret": HEADER_SECRET}
 
@@ -337,12 +337,8 @@ mutation Sync($id: ID!) {
 @pytest.fixture(scope="module")
 def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpMcpServer]:
     """The SDK-built MCP server, with the tools that repeat the request's headers."""
-    server = HttpMcpServer(tmp_path_factory.mktemp("mcp-reflect") / "state.json")
-    server.start()
-    try:
+    with running_http_mcp_server(tmp_path_factory.mktemp("mcp-reflect")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
