@@ -25,7 +25,8 @@ from __future__ import annotations
 import time
 import zlib
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import orjson
 from graphql import (
@@ -48,6 +49,8 @@ from graphql.error import GraphQLError
 from app import jsoncodec
 from app.changes import FEED, ChangeFeed
 from app.principal import Principal
+
+Answer = TypeVar("Answer")
 
 _CONNECTION = frozenset({"edges", "pageInfo", "totalCount"})
 _TOOL_FIELDS = frozenset(
@@ -296,6 +299,27 @@ class ListingCache:
         self._entries[key] = (time.monotonic() + self.ttl_s, compressed)
         self._bytes += size
         return EncodedData(data, encoded)
+
+    async def read_through(
+        self,
+        key: tuple[Any, ...],
+        read: Callable[[], Awaitable[Answer]],
+        data_of: Callable[[Answer], dict[str, Any] | None],
+    ) -> EncodedData | Answer:
+        """The kept answer of ``key``; else ``read()``'s answer, kept when ``data_of`` gives its
+        data (None: not to be kept) and the catalog did not change while it was read (its
+        generation is taken before reading), and then given as kept (encoded once)."""
+        kept = self.get(key)
+        if kept is not None:
+            return kept
+        generation = self.feed.generation
+        answer = await read()
+        data = data_of(answer)
+        if data is not None:
+            kept = self.put(key, data, generation)
+            if kept is not None:
+                return kept
+        return answer
 
     def _drop_if_changed(self) -> None:
         if self.feed.generation != self._generation:

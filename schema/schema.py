@@ -42,7 +42,7 @@ from schema.limits import (
     add_text_limits,
     shape_limit_rule,
 )
-from schema.listing_cache import ListingCache
+from schema.listing_cache import EncodedData, ListingCache
 from schema.mcp.schema import McpMutation, McpQuery
 from schema.pipelines.schema import PipelinesMutation, PipelinesQuery, PipelinesSubscription
 from schema.reports.schema import ReportsQuery
@@ -166,16 +166,17 @@ class QuiverSchema(strawberry.Schema):
         key = cache.key(self._schema, query, kwargs.get("operation_name"), variable_values, viewer)
         if key is None:
             return await self._execute_in_time(query, variable_values, **kwargs)
-        data = cache.get(key)
-        if data is not None:
-            return ExecutionResult(data=data, errors=None)
-        generation = cache.feed.generation  # before reading: a change meanwhile makes the answer unkept
-        result = await self._execute_in_time(query, variable_values, **kwargs)
-        if result.data is not None and not result.errors and not result.extensions:
-            kept = cache.put(key, result.data, generation)
-            if kept is not None:
-                return ExecutionResult(data=kept, errors=None)  # its encoding is made once
-        return result
+        answer = await cache.read_through(
+            key,
+            lambda: self._execute_in_time(query, variable_values, **kwargs),
+            lambda result: (
+                result.data if result.data is not None and not result.errors and not result.extensions else None
+            ),
+        )
+        if type(answer) is EncodedData:
+            return ExecutionResult(data=answer, errors=None)  # its encoding is made once
+        assert isinstance(answer, ExecutionResult)
+        return answer
 
     async def _execute_in_time(
         self, query: str | None, variable_values: dict[str, Any] | None = None, **kwargs: Any

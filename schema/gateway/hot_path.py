@@ -95,7 +95,7 @@ from app.http_limits import replayed
 from schema.errors import MaskUnexpectedErrors
 from schema.fairness import COSTLY_COST, LINE_RELEASE_SCOPE_KEY, CostlyOperationGate
 from schema.limits import CostCache, TextLimitsExtension, _ReadVariables, _tenant, operation_cost
-from schema.listing_cache import ListingCache
+from schema.listing_cache import EncodedData, ListingCache
 from schema.pagination import MAX_FIRST, page_request
 from schema.tools import rendering
 from schema.tools.types import rendered_connection, rendered_page
@@ -644,12 +644,22 @@ class HotPath:
         key = None
         if cache is not None:  # as QuiverSchema.execute reads and fills it
             key = cache.key(self.schema._schema, plan.query, plan.operation_name, variables, context.viewer)
-        generation = 0
-        if cache is not None and key is not None:
-            kept = cache.get(key)
-            if kept is not None:
-                return b'{"data":' + kept.encoded + b"}"
-            generation = cache.feed.generation  # before reading: a change meanwhile makes the answer unkept
+        if cache is None or key is None:
+            data = await self._listing_data(plan, first, after, variables, context)
+        else:
+            data = await cache.read_through(
+                key, lambda: self._listing_data(plan, first, after, variables, context), lambda made: made
+            )
+        if data is None:
+            return None
+        if type(data) is EncodedData:
+            return b'{"data":' + data.encoded + b"}"
+        return jsoncodec.dumps_bytes({"data": data})
+
+    async def _listing_data(
+        self, plan: ListingPlan, first: int, after: str | None, variables: Any, context: Any
+    ) -> dict[str, Any] | None:
+        """The listing's ``data``, or None when the database did not write the page (or failed)."""
         graphql_schema = self.schema._schema
         cost = self.costs.cost(graphql_schema, plan.query, plan.document, plan.operation_name, variables or {})
         costly = self.gate is not None and cost >= COSTLY_COST
@@ -670,12 +680,7 @@ class HotPath:
         if page is None:
             return None
         assert plan.listing.connection is not None
-        data = {plan.response_key: jsoncodec.Raw(rendered_connection(plan.listing.connection, page))}
-        if cache is not None and key is not None:
-            kept = cache.put(key, data, generation)
-            if kept is not None:
-                return b'{"data":' + kept.encoded + b"}"
-        return jsoncodec.dumps_bytes({"data": data})
+        return {plan.response_key: jsoncodec.Raw(rendered_connection(plan.listing.connection, page))}
 
 
 def _listing_check(schema: Any) -> Callable[[dict[str, Any]], Any] | None:
