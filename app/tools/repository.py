@@ -222,6 +222,31 @@ class _PageShape:
     spaces: bool
     server_bindings: bool
 
+    @classmethod
+    def of_page(
+        cls,
+        dialect: str,
+        space_id: str | None,
+        page: PageRequest,
+        *,
+        include_inactive: bool,
+        with_total: bool,
+        bindings: bool = False,
+        spaces: bool = False,
+        server_bindings: bool = False,
+    ) -> _PageShape:
+        """The shape of a page in ``space_id`` (None: an admin's, every tool), after ``page.after``."""
+        return cls(
+            dialect=dialect,
+            everywhere=space_id is None,
+            include_inactive=include_inactive,
+            with_total=with_total,
+            after=page.after is not None,
+            bindings=bindings,
+            spaces=spaces,
+            server_bindings=server_bindings,
+        )
+
 
 def _link_subqueries(shape: _PageShape) -> list[Any]:
     """Correlated subqueries of a page's statement: the tool's bound spaces (whole rows, or ids),
@@ -350,12 +375,12 @@ async def list_tool_page(
     JSON columns read again through SQLAlchemy's own types. ``tests/app/tools/test_visibility.py``
     compares every value with the ORM's."""
     connection = await session.connection()
-    shape = _PageShape(
-        dialect=connection.dialect.name,
-        everywhere=space_id is None,
+    shape = _PageShape.of_page(
+        connection.dialect.name,
+        space_id,
+        page,
         include_inactive=include_inactive,
         with_total=with_total,
-        after=page.after is not None,
         bindings=with_bindings or with_spaces,
         spaces=with_spaces,
         server_bindings=with_server_bindings,
@@ -546,15 +571,8 @@ async def list_rendered_tool_page(
     connection = await session.connection()
     if connection.dialect.name != "sqlite":
         return None
-    shape = _PageShape(
-        dialect=connection.dialect.name,
-        everywhere=space_id is None,
-        include_inactive=include_inactive,
-        with_total=with_total,
-        after=page.after is not None,
-        bindings=False,
-        spaces=False,
-        server_bindings=False,
+    shape = _PageShape.of_page(
+        connection.dialect.name, space_id, page, include_inactive=include_inactive, with_total=with_total
     )
     key = (shape, nodes.key)
     kept = _RENDERED_STATEMENTS.get(key)
